@@ -170,7 +170,7 @@ void intro_print_log2_hist(const char *label, const double *v, size_t n,
 				       unit, count[b]);
 }
 
-static void usage(const char *prog)
+static void print_usage(const char *prog)
 {
 	printf("usage: %s [-s|--scale F] [-v|--verbose] [-h|--help]\n"
 	       "  -s F  scale the time budget and sample counts by F (0.05..20)\n"
@@ -199,7 +199,7 @@ void intro_parse_opts(int argc, char **argv, struct intro_opts *opts)
 			opts->scale = strtod(optarg, &end);
 			if (errno || *end || !(opts->scale >= 0.05) ||
 			    opts->scale > 20) {
-				usage(argv[0]);
+				print_usage(argv[0]);
 				ksft_exit_fail_msg("bad --scale '%s'\n", optarg);
 			}
 			break;
@@ -207,15 +207,15 @@ void intro_parse_opts(int argc, char **argv, struct intro_opts *opts)
 			opts->verbose = true;
 			break;
 		case 'h':
-			usage(argv[0]);
+			print_usage(argv[0]);
 			exit(KSFT_PASS);
 		default:
-			usage(argv[0]);
+			print_usage(argv[0]);
 			ksft_exit_fail_msg("bad arguments\n");
 		}
 	}
 	if (optind < argc) {
-		usage(argv[0]);
+		print_usage(argv[0]);
 		ksft_exit_fail_msg("unexpected argument '%s'\n", argv[optind]);
 	}
 }
@@ -397,11 +397,13 @@ void intro_print_env(void)
 	acct = accounting_mode(nohz, sizeof(nohz));
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "unknown");
-	ksft_print_msg("env: kernel=%s jiffy_us=%llu hz=%llu cpus_usable=%d cpu_list=%s cpus_online=%ld hypervisor=%s preempt=%s accounting=%s nohz_full=%s\n",
-		       u.release, (unsigned long long)(j / NSEC_PER_USEC),
-		       (unsigned long long)(NSEC_PER_SEC / j), n, list,
-		       sysconf(_SC_NPROCESSORS_ONLN), intro_hypervisor(),
-		       intro_preempt_model(), acct, nohz);
+	printf("# env: kernel=%s jiffy_us=%llu hz=%llu", u.release,
+	       (unsigned long long)(j / NSEC_PER_USEC),
+	       (unsigned long long)(NSEC_PER_SEC / j));
+	printf(" cpus_usable=%d cpu_list=%s cpus_online=%ld", n, list,
+	       sysconf(_SC_NPROCESSORS_ONLN));
+	printf(" hypervisor=%s preempt=%s accounting=%s nohz_full=%s\n",
+	       intro_hypervisor(), intro_preempt_model(), acct, nohz);
 }
 
 void intro_metric(const char *check, const char *fmt, ...)

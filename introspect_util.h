@@ -226,8 +226,10 @@ void intro_print_env(void);
  * "# <check>: <key_unit=value ...>". @fmt should be space-separated
  * key=value pairs with the unit in the key (median_us=8.2 bound_us=1000).
  */
-void intro_metric(const char *check, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+#ifdef __printf		/* kselftest.h has it since 6.9, not in 6.1 */
+__printf(2, 3)
+#endif
+void intro_metric(const char *check, const char *fmt, ...);
 
 enum intro_verdict {
 	INTRO_PASS,
@@ -274,7 +276,10 @@ static inline void intro_result(const char *name, enum intro_verdict v,
  * check failed or the plan was not met, 4 if every check skipped, else 0.
  * (ksft_finished() exits 0 when everything skipped.)
  */
-static inline __attribute__((noreturn)) void intro_exit(void)
+#ifdef __noreturn		/* kselftest.h has it since 6.9, not in 6.1 */
+__noreturn
+#endif
+static inline void intro_exit(void)
 {
 	unsigned int done = ksft_get_pass_cnt() + ksft_get_xfail_cnt() +
 			    ksft_get_xskip_cnt();
