@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * init.c - the /init of the mutant lab's initramfs (project tooling, not
+ * part of the collection). Built static by lab/lab.
+ *
+ * Mounts proc, sysfs, devtmpfs, tmpfs on /tmp and debugfs, prints what the
+ * guest is, then runs every program named on its command line from
+ * /introspect, one after the other, each in its own process group with a
+ * timeout, and powers the machine off (qemu -no-reboot then exits).
+ *
+ * The kernel passes everything after "--" on its command line to init:
+ *   /init TIMEOUT_S SCALE PROG...
+ * TIMEOUT_S: seconds each program may run (the collection's `settings`);
+ * SCALE: "-" or a factor passed to every program as "--scale SCALE".
+ *
+ * Everything the host parses is one line on the console:
+ *   LAB-INFO <key>: <value>
+ *   LAB-BEGIN <prog>
+ *   ... the program's own KTAP output ...
+ *   LAB-END <prog> exit=<code>|signal=<n>|timeout secs=<s>
+ *   LAB-DONE
+ * init waits for a program in a blocking waitpid() (no polling, so it adds
+ * no wake-ups to what the programs measure); SIGALRM ends the wait.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROG_DIR	"/introspect"
+#define MAX_ARGS	8
+
+static volatile sig_atomic_t timed_out;
+
+static void on_alarm(int sig)
+{
+	timed_out = 1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* print the first line of @path as "LAB-INFO @label: ..." */
+static void print_file(const char *label, const char *path)
+{
+	char buf[512];
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	printf("LAB-INFO %s: %s\n", label, buf);
+}
+
+static void mount_fs(const char *src, const char *dir, const char *type)
+{
+	mkdir(dir, 0755);
+	if (mount(src, dir, type, 0, NULL) && errno != EBUSY)
+		printf("LAB-INFO mount %s: %s\n", dir, strerror(errno));
+}
+
+/* run one program; returns nothing, prints its LAB-END line */
+static void run_prog(const char *prog, unsigned int timeout_s,
+		     const char *scale)
+{
+	char path[256];
+	char *argv[MAX_ARGS];
+	double start;
+	int argc = 0;
+	int status = 0;
+	pid_t pid, got;
+
+	snprintf(path, sizeof(path), "%s/%s", PROG_DIR, prog);
+	argv[argc++] = (char *)prog;
+	if (strcmp(scale, "-")) {
+		argv[argc++] = "--scale";
+		argv[argc++] = (char *)scale;
+	}
+	argv[argc] = NULL;
+
+	printf("LAB-BEGIN %s\n", prog);
+	fflush(stdout);
+	start = now_s();
+	pid = fork();
+	if (pid < 0) {
+		printf("LAB-END %s exit=fork-failed secs=0\n", prog);
+		return;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		if (chdir(PROG_DIR))
+			_exit(126);
+		execv(path, argv);
+		printf("# lab init: execv %s: %s\n", path, strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid);
+
+	timed_out = 0;
+	alarm(timeout_s);
+	for (;;) {
+		got = waitpid(-1, &status, 0);
+		if (got == pid)
+			break;
+		if (got < 0 && errno == EINTR && timed_out) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			continue;
+		}
+		if (got < 0 && errno == ECHILD)
+			break;
+		/* an orphan reparented to init: reaped, keep waiting */
+	}
+	alarm(0);
+	/* whatever the program left behind in its group */
+	kill(-pid, SIGKILL);
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+
+	if (timed_out)
+		printf("LAB-END %s exit=timeout secs=%.2f\n", prog,
+		       now_s() - start);
+	else if (WIFEXITED(status))
+		printf("LAB-END %s exit=%d secs=%.2f\n", prog,
+		       WEXITSTATUS(status), now_s() - start);
+	else
+		printf("LAB-END %s signal=%d secs=%.2f\n", prog,
+		       WIFSIGNALED(status) ? WTERMSIG(status) : -1,
+		       now_s() - start);
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	unsigned int timeout_s;
+	int i;
+
+	mount_fs("proc", "/proc", "proc");
+	mount_fs("sysfs", "/sys", "sysfs");
+	mount_fs("devtmpfs", "/dev", "devtmpfs");
+	mount_fs("tmpfs", "/tmp", "tmpfs");
+	mount_fs("debugfs", "/sys/kernel/debug", "debugfs");
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* no SA_RESTART: SIGALRM must interrupt waitpid() */
+	sigaction(SIGALRM, &sa, NULL);
+
+	print_file("version", "/proc/version");
+	print_file("cmdline", "/proc/cmdline");
+	print_file("preempt", "/sys/kernel/debug/sched/preempt");
+	print_file("clocksource",
+		   "/sys/devices/system/clocksource/clocksource0/current_clocksource");
+	print_file("uptime-at-init", "/proc/uptime");
+
+	if (argc < 4) {
+		printf("LAB-INFO usage: init TIMEOUT_S SCALE PROG...\n");
+	} else {
+		timeout_s = strtoul(argv[1], NULL, 10);
+		if (!timeout_s)
+			timeout_s = 45;
+		for (i = 3; i < argc; i++)
+			run_prog(argv[i], timeout_s, argv[2]);
+	}
+
+	print_file("uptime-at-poweroff", "/proc/uptime");
+	printf("LAB-DONE\n");
+	fflush(stdout);
+	sync();
+	reboot(RB_POWER_OFF);
+	printf("LAB-INFO reboot(RB_POWER_OFF): %s\n", strerror(errno));
+	reboot(RB_AUTOBOOT);
+	return 1;
+}
