@@ -1,16 +1,1096 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * smaps_perf: not written yet; reports a skip so that the collection frame runs.
+ * smaps_perf - what /proc/PID/smaps costs per mapping, measured against
+ * /proc/PID/maps and /proc/PID/smaps_rollup of the same target, and whether
+ * smaps_rollup adds up to the sum of the smaps entries.
+ *
+ * Regression guarded: linux-mm, August 2016, "[PACTH v2 0/3] Implement
+ * /proc/<pid>/totmaps" (Robert Foss; Jann Horn's and Michal Hocko's
+ * measurements). A monitor summing Rss/Pss over smaps of a process holding
+ * vm.max_map_count one-page MAP_SHARED|MAP_POPULATE mappings spent its time
+ * in the kernel, about half of it in format_decode()/vsnprintf(). What was
+ * merged: smaps_rollup (493b0e9d945f, v4.14) and the smaps number printer
+ * seq_put_decimal_ull_width() (d1be35cb6f96, v4.17). Related: smaps_rollup
+ * miscounting Locked (2019) and readers stalling on mmap_lock (ff9f47f6f00c).
+ *
+ * Invariants, on a target blocked in read() that holds N one-page shared
+ * anonymous mappings (each its own shmem object, so none can merge):
+ *  - reading smaps costs a bounded multiple of reading maps, and smaps_rollup
+ *    a fraction of smaps, per VMA (reader CPU time, same run, interleaved);
+ *  - the per-VMA cost does not grow with N (N against about N/4);
+ *  - every page-count field of smaps_rollup equals the sum over the smaps
+ *    entries; the PSS fields agree within the kB truncation of each entry;
+ *  - maps lists baseline + created VMAs, in order, once each, and smaps
+ *    lists the same number of entries.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include "introspect_util.h"
+
+/*
+ * ---- Bounds --------------------------------------------------------------
+ * Healthy figures: 6.18.44 guest, 2 vCPUs, HZ=250, tick accounting; medians
+ * over the interleaved repetitions of one run, CLOCK_THREAD_CPUTIME_ID of the
+ * reader, target of ~64800 VMAs (and ~16200 for the small one).
+ */
+
+/*
+ * smaps/maps CPU per VMA. Healthy run medians 3.3..4.6 (34 runs locked,
+ * median 3.8; unlocked under the others' load 3.4..4.9, 10 runs); single
+ * repetitions 2.8..5.6. Bound 8: 1.7x the largest run median. A show_smap()
+ * doing 20 us more per VMA gives (4.5 + 20 * 1.2) / 1.2 ~ 24 here (the 1.2
+ * is the records seq_file shows twice, see read_cost()).
+ */
+#define SMAPS_MAPS_MAX_RATIO	8.0
+
+/*
+ * smaps/smaps_rollup CPU per VMA. Healthy run medians 4.6..7.4 (34 runs
+ * locked; unlocked 4.5..7.8); single repetitions 3.9..9.0. Upper bound 14:
+ * 1.9x the largest run median; the 20 us mutant gives ~35. Lower bound 2:
+ * a rollup that costs half of smaps has lost its point (it walks the same
+ * page tables but prints once); 2.2x below the smallest healthy median.
+ */
+#define SMAPS_ROLLUP_MAX_RATIO	14.0
+#define SMAPS_ROLLUP_MIN_RATIO	2.0
+
+/*
+ * Per-VMA CPU at N over per-VMA CPU at about N/4, for each file. Healthy run
+ * medians 0.86..1.25 (all three files, 34 runs). Bound 2: a reader that
+ * re-walks the VMAs from the start on each read() chunk (quadratic) gives
+ * ~4 at a 4x size ratio; cache effects alone stay under 1.3.
+ */
+#define SCALING_MAX_RATIO	2.0
+
+/*
+ * Pss_Anon + Pss_File + Pss_Shmem against Pss in smaps_rollup: each of the
+ * four is its own fixed-point sum shifted down to kB, and every page adds to
+ * Pss and to exactly one part (smaps_page_accumulate()), so the three
+ * truncated parts are 0..2 kB below the truncated total. Exact, no margin.
+ */
+#define PSS_PARTS_SLACK_KB	2
+
+/* ---- Sizing and time ----------------------------------------------------- */
+
+#define BUDGET_S		20.0	/* whole run, times --scale */
+#define PLAN_FRACTION		0.4	/* plan the work to fill this of it */
+#define RESERVE_FRACTION	0.15	/* kept for the checks and teardown */
+#define VMAS_PER_SCALE		65536	/* largest target at --scale 1 */
+#define LARGE_MIN_VMAS		4096	/* below: cost checks skip */
+#define SIZE_RATIO		4	/* large target / small target */
+#define CAL_VMAS		1024	/* first mappings of the small target */
+#define REPS_WANTED		9	/* times --scale, at least REPS_MIN */
+#define REPS_MIN		5
+#define MAP_COUNT_MARGIN_DIV	100	/* keep 1% + 64 of max_map_count */
+#define MAP_COUNT_MARGIN_ADD	64
+/* memory one one-page shmem mapping costs (page, inode, file, vma, ...) */
+#define MEM_PER_VMA_BYTES	12288
+#define MEM_AVAIL_DIV		4	/* use at most 1/4 of MemAvailable */
+#define LOCK_VMAS		16	/* mlock()ed mappings, within the rlimit */
+#define READ_BUF_BYTES		(1 << 20)
+#define CONSISTENCY_TRIES	8	/* rollup/smaps/rollup triples */
+
+enum file_kind { F_MAPS, F_SMAPS, F_ROLLUP, NR_FILES };
+
+static const char * const file_names[NR_FILES] = {
+	"maps", "smaps", "smaps_rollup",
+};
+
+/* ---- The target ------------------------------------------------------------ */
+
+struct target {
+	pid_t pid;
+	int cmd_fd;		/* parent writes a struct target_cmd */
+	int ack_fd;		/* child answers a struct target_ack */
+	long baseline;		/* VMAs in maps before it mapped anything */
+	long created;		/* one-page mappings it holds */
+	long locked;		/* of which mlock()ed */
+	long vmas;		/* lines in maps after the last grow */
+};
+
+struct target_cmd {
+	long total;		/* hold this many mappings; 0: exit */
+};
+
+struct target_ack {
+	long created;
+	long locked;
+	int err;
+};
+
+/*
+ * How many mappings to mlock(): LOCK_VMAS pages, fewer if RLIMIT_MEMLOCK
+ * is smaller (root has CAP_IPC_LOCK, but stay within the limit anyway).
+ */
+static long lockable_pages(long page)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_MEMLOCK, &rl))
+		return 0;
+	if (rl.rlim_cur == RLIM_INFINITY)
+		return LOCK_VMAS;
+	return rl.rlim_cur / page < LOCK_VMAS ? rl.rlim_cur / page : LOCK_VMAS;
+}
+
+/*
+ * Give the child its own copy of every private writable page it shares
+ * with the parent since fork(), so that the parent's later writes (COW
+ * breaks) cannot change the child's Shared_/Private_ and PSS figures
+ * while they are read. Raw read() into static storage: no malloc.
+ */
+static void unshare_private_pages(long page)
+{
+	static char maps[1 << 16];
+	unsigned long lo, hi, a;
+	char *p, *q, *nl;
+	ssize_t n, len = 0;
+	int fd;
+
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while ((n = read(fd, maps + len, sizeof(maps) - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	maps[len] = '\0';
+	for (p = maps; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		lo = strtoul(p, &q, 16);
+		hi = strtoul(q + 1, &q, 16);
+		if (strncmp(q, " rw-p", 5))
+			continue;
+		for (a = lo; a < hi; a += page)
+			*(volatile char *)a = *(volatile char *)a;
+	}
+}
+
+/*
+ * The target child: on each command, map one-page MAP_SHARED|MAP_ANONYMOUS
+ * regions (each a separate shmem object: adjacent ones never merge) until it
+ * holds cmd.total, write a byte to each, mlock() the first few, answer, and
+ * block in read() again. No stdio and no malloc here: nothing may add a VMA
+ * that the parent did not count.
+ */
+static __attribute__((noreturn)) void target_main(int cmd_fd, int ack_fd)
+{
+	long page = sysconf(_SC_PAGESIZE), want_locked = lockable_pages(page);
+	static char *lock_addr[LOCK_VMAS];
+	struct target_ack ack = { 0 };
+	struct target_cmd cmd;
+	struct timespec ts;
+	char *p;
+
+	unshare_private_pages(page);
+	if (write(ack_fd, &ack, sizeof(ack)) != sizeof(ack))
+		_exit(0);
+	while (read(cmd_fd, &cmd, sizeof(cmd)) == sizeof(cmd) && cmd.total) {
+		ack.err = 0;
+		while (ack.created < cmd.total) {
+			p = mmap(NULL, page, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS | MAP_POPULATE,
+				 -1, 0);
+			if (p == MAP_FAILED) {
+				ack.err = errno;
+				break;
+			}
+			*(volatile char *)p = (char)ack.created;
+			if (ack.created < LOCK_VMAS)
+				lock_addr[ack.created] = p;
+			ack.created++;
+		}
+		while (ack.locked < want_locked && ack.locked < ack.created &&
+		       !mlock(lock_addr[ack.locked], page))
+			ack.locked++;
+		/* fault in the vDSO so that the last VMAs have pages too */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if (write(ack_fd, &ack, sizeof(ack)) != sizeof(ack))
+			break;
+	}
+	_exit(0);
+}
+
+static void target_stop(struct target *t);
+
+static int target_start(struct target *t)
+{
+	struct target_ack first;
+	int cmd[2], ack[2];
+
+	memset(t, 0, sizeof(*t));
+	t->pid = -1;
+	if (pipe2(cmd, O_CLOEXEC))
+		return -1;
+	if (pipe2(ack, O_CLOEXEC)) {
+		close(cmd[0]);
+		close(cmd[1]);
+		return -1;
+	}
+	t->pid = intro_fork();
+	if (!t->pid) {
+		close(cmd[1]);
+		close(ack[0]);
+		target_main(cmd[0], ack[1]);
+	}
+	close(cmd[0]);
+	close(ack[1]);
+	t->cmd_fd = cmd[1];
+	t->ack_fd = ack[0];
+	if (t->pid < 0) {
+		close(t->cmd_fd);
+		close(t->ack_fd);
+		return -1;
+	}
+	/* the first answer: its private pages are its own now */
+	if (read(t->ack_fd, &first, sizeof(first)) != sizeof(first)) {
+		target_stop(t);
+		errno = EPIPE;
+		return -1;
+	}
+	return 0;
+}
+
+static void target_stop(struct target *t)
+{
+	if (t->pid <= 0)
+		return;
+	close(t->cmd_fd);
+	close(t->ack_fd);
+	intro_kill_wait(t->pid);
+	t->pid = -1;
+}
+
+/* Make @t hold @total mappings; 0, or -1 if it could not (errno set). */
+static int target_grow(struct target *t, long total)
+{
+	struct target_cmd cmd = { .total = total };
+	struct target_ack ack;
+
+	if (write(t->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
+		return -1;
+	if (read(t->ack_fd, &ack, sizeof(ack)) != sizeof(ack)) {
+		errno = EPIPE;
+		return -1;
+	}
+	t->created = ack.created;
+	t->locked = ack.locked;
+	if (ack.created < total) {
+		errno = ack.err;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- Reading /proc ---------------------------------------------------------- */
+
+struct read_cost {
+	uint64_t cpu_ns;	/* CLOCK_THREAD_CPUTIME_ID of the reader */
+	uint64_t wall_ns;
+	size_t bytes;
+};
+
+/*
+ * Read @path to the end with @len-byte read()s into @buf, open and close
+ * included. seq_file fills at most its own buffer (one page, more only for
+ * a record larger than that) per read(), whatever @len is, so a 1 MiB
+ * buffer makes no difference to the kernel's work; the record that does not
+ * fit is shown again by the next read() (seq_read_iter()), about one in six
+ * for smaps. Return 0, or -1 with errno set.
+ */
+static int read_cost(const char *path, char *buf, size_t len,
+		     struct read_cost *c)
+{
+	uint64_t cpu0 = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t wall0 = intro_now_ns();
+	ssize_t n;
+	int fd;
+
+	c->bytes = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf, len)) > 0)
+		c->bytes += (size_t)n;
+	close(fd);
+	if (n < 0)
+		return -1;
+	c->cpu_ns = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+	c->wall_ns = intro_now_ns() - wall0;
+	return 0;
+}
+
+struct text {
+	char *p;
+	size_t len;
+	size_t cap;
+};
+
+/* Read all of @path into @t (kept and grown between calls); 0 or -1. */
+static int slurp(const char *path, struct text *t)
+{
+	ssize_t n;
+	char *p;
+	int fd;
+
+	t->len = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	do {
+		if (t->cap - t->len < READ_BUF_BYTES) {
+			p = realloc(t->p, t->cap * 2 + 2 * READ_BUF_BYTES);
+			if (!p) {
+				close(fd);
+				errno = ENOMEM;
+				return -1;
+			}
+			t->p = p;
+			t->cap = t->cap * 2 + 2 * READ_BUF_BYTES;
+		}
+		n = read(fd, t->p + t->len, t->cap - t->len - 1);
+		if (n > 0)
+			t->len += (size_t)n;
+	} while (n > 0);
+	close(fd);
+	if (n < 0)
+		return -1;
+	t->p[t->len] = '\0';
+	return 0;
+}
+
+static void proc_path(char *buf, size_t len, pid_t pid, enum file_kind f)
+{
+	snprintf(buf, len, "/proc/%d/%s", (int)pid, file_names[f]);
+}
+
+/* ---- Parsing ---------------------------------------------------------------- */
+
+/*
+ * The "Name: value kB" fields of smaps and smaps_rollup (6.12:
+ * fs/proc/task_mmu.c __show_smap(), show_smap()) and how rollup relates
+ * to the sum over the smaps entries:
+ *  K_EXACT: byte counts of whole pages (mem_size_stats: resident, ...,
+ *           swap), printed >> 10: each entry is exact, so the sums agree.
+ *  K_PSS:   fixed-point sums (pss, pss_dirty, pss_locked, << PSS_SHIFT)
+ *           printed as (x >> PSS_SHIFT) >> 10. The rollup adds the same
+ *           fixed-point per-page terms as the entries and truncates once;
+ *           each entry truncates its own. So 0 <= rollup - sum < number of
+ *           entries whose value has a fraction of a kB. A term is short of
+ *           a whole page only for a page mapped >= 2 times
+ *           (smaps_account(): PAGE_SIZE / mapcount), and such an entry
+ *           shows Pss < Rss; an entry with Pss == Rss is exact. Bound:
+ *           #entries with Pss < Rss (Pss_Dirty and Locked take subsets of
+ *           the same pages).
+ *  K_SWAP_PSS: the same for SwapPss (swap_pss, swp_swapcount() >= 2
+ *           shares): #entries with SwapPss < Swap.
+ *  K_PART:  Pss_Anon/File/Shmem, rollup only; checked against its Pss
+ *           (PSS_PARTS_SLACK_KB).
+ *  K_VMA:   per-VMA only (Size, page sizes); not in the rollup.
+ * The gate VMA ([vsyscall]) is listed by smaps but not walked by the
+ * rollup; its fields are all 0 (walk_page_vma() has no mm to walk).
+ */
+enum field_kind { K_EXACT, K_PSS, K_SWAP_PSS, K_PART, K_VMA };
+
+struct field {
+	const char *name;
+	enum field_kind kind;
+};
+
+static const struct field fields[] = {
+	{ "Size", K_VMA },		{ "KernelPageSize", K_VMA },
+	{ "MMUPageSize", K_VMA },	{ "Rss", K_EXACT },
+	{ "Pss", K_PSS },		{ "Pss_Dirty", K_PSS },
+	{ "Pss_Anon", K_PART },		{ "Pss_File", K_PART },
+	{ "Pss_Shmem", K_PART },	{ "Shared_Clean", K_EXACT },
+	{ "Shared_Dirty", K_EXACT },	{ "Private_Clean", K_EXACT },
+	{ "Private_Dirty", K_EXACT },	{ "Referenced", K_EXACT },
+	{ "Anonymous", K_EXACT },	{ "KSM", K_EXACT },
+	{ "LazyFree", K_EXACT },	{ "AnonHugePages", K_EXACT },
+	{ "ShmemPmdMapped", K_EXACT },	{ "FilePmdMapped", K_EXACT },
+	{ "Shared_Hugetlb", K_EXACT },	{ "Private_Hugetlb", K_EXACT },
+	{ "Swap", K_EXACT },		{ "SwapPss", K_SWAP_PSS },
+	{ "Locked", K_PSS },
+};
+
+#define NR_FIELDS	ARRAY_SIZE(fields)
+
+/* indices into fields[] */
+enum { FI_RSS = 3, FI_PSS = 4, FI_PSS_ANON = 6, FI_SWAP = 22, FI_SWAP_PSS = 23,
+       FI_LOCKED = 24 };
+
+struct kb_sums {
+	unsigned long long kb[NR_FIELDS];
+	bool seen[NR_FIELDS];
+	long entries;		/* header lines */
+	long frac_pss;		/* entries with Pss < Rss */
+	long frac_swap_pss;	/* entries with SwapPss < Swap */
+	long unknown;		/* "Name: N kB" lines not in fields[] */
+};
+
+static int field_index(const char *name, size_t len, int hint)
+{
+	size_t i;
+
+	if (hint >= 0 && hint < (int)NR_FIELDS &&
+	    strlen(fields[hint].name) == len &&
+	    !memcmp(fields[hint].name, name, len))
+		return hint;
+	for (i = 0; i < NR_FIELDS; i++)
+		if (strlen(fields[i].name) == len &&
+		    !memcmp(fields[i].name, name, len))
+			return (int)i;
+	return -1;
+}
+
+static void end_entry(struct kb_sums *s, const unsigned long long *e)
+{
+	if (e[FI_PSS] < e[FI_RSS])
+		s->frac_pss++;
+	if (e[FI_SWAP_PSS] < e[FI_SWAP])
+		s->frac_swap_pss++;
+}
+
+/*
+ * Sum the kB fields of smaps or smaps_rollup text @t into @s. An entry
+ * starts with a header line ("start-end perms ..."), which begins with a
+ * lower-case hex digit; field names begin with an upper-case letter.
+ */
+static void parse_smaps(const struct text *t, struct kb_sums *s)
+{
+	unsigned long long entry[NR_FIELDS] = { 0 };
+	const char *p = t->p, *end = t->p + t->len, *nl, *colon;
+	unsigned long long v;
+	int i, hint = 0;
+	char *num;
+
+	memset(s, 0, sizeof(*s));
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')) {
+			if (s->entries)
+				end_entry(s, entry);
+			memset(entry, 0, sizeof(entry));
+			s->entries++;
+			continue;
+		}
+		colon = memchr(p, ':', (size_t)(nl - p));
+		if (!colon || nl - p < 4 || memcmp(nl - 3, " kB", 3))
+			continue;
+		v = strtoull(colon + 1, &num, 10);
+		i = field_index(p, (size_t)(colon - p), hint);
+		if (i < 0) {
+			s->unknown++;
+			continue;
+		}
+		hint = i + 1;
+		entry[i] = v;
+		s->kb[i] += v;
+		s->seen[i] = true;
+	}
+	if (s->entries)
+		end_entry(s, entry);
+}
+
+struct maps_shape {
+	long lines;
+	long disordered;	/* ranges not above the previous one */
+};
+
+/* Count the maps lines of @t and check that the ranges ascend. */
+static void parse_maps(const struct text *t, struct maps_shape *m)
+{
+	const char *p = t->p, *end = t->p + t->len, *nl;
+	unsigned long long lo, hi, prev_hi = 0;
+	char *q;
+
+	memset(m, 0, sizeof(*m));
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		lo = strtoull(p, &q, 16);
+		hi = *q == '-' ? strtoull(q + 1, NULL, 16) : 0;
+		if (m->lines && lo < prev_hi)
+			m->disordered++;
+		if (hi <= lo)
+			m->disordered++;
+		prev_hi = hi;
+		m->lines++;
+	}
+}
+
+/* ---- The run ---------------------------------------------------------------- */
+
+enum { T_SMALL, T_LARGE, NR_TARGETS };
+
+struct run {
+	struct intro_opts opts;
+	struct intro_budget budget;
+	struct target tgt[NR_TARGETS];
+	long max_map_count;
+	long mem_avail_kb;
+	long plan_vmas;		/* what the large target was sized to */
+	const char *size_limit;	/* what limited it */
+	char *buf;		/* READ_BUF_BYTES, for every cost read */
+	struct text text;
+	int reps;
+	int reps_max;
+	/* [target][file][rep] */
+	double *cpu_ns[NR_TARGETS][NR_FILES];
+	double *wall_ns[NR_TARGETS][NR_FILES];
+	size_t bytes[NR_TARGETS][NR_FILES];
+	/* consistency */
+	struct kb_sums rollup, sum;
+	struct maps_shape shape[NR_TARGETS];
+	long smaps_entries[NR_TARGETS];
+	int cons_tries;
+	int cons_stable;	/* triples whose two rollups were equal */
+	int cons_bad;		/* stable triples that disagreed */
+	bool cons_done;
+};
+
+static struct run run;
+
+static __attribute__((noreturn)) void bail(const char *what)
+{
+	int e = errno, i;
+
+	for (i = 0; i < NR_TARGETS; i++)
+		target_stop(&run.tgt[i]);
+	ksft_exit_fail_msg("%s: %s\n", what, strerror(e));
+}
+
+static long read_long_file(const char *path)
+{
+	char line[64];
+	long v = -1;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (fgets(line, sizeof(line), f))
+		v = strtol(line, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+static long mem_available_kb(void)
+{
+	char line[128];
+	long v = -1;
+	FILE *f;
+
+	f = fopen("/proc/meminfo", "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %ld kB", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+static long count_vmas(pid_t pid, struct maps_shape *shape)
+{
+	char path[64];
+
+	proc_path(path, sizeof(path), pid, F_MAPS);
+	if (slurp(path, &run.text))
+		bail("read maps");
+	parse_maps(&run.text, shape);
+	return shape->lines;
+}
+
+/* One timed read of each file of @t, in an order rotated by @rot. */
+static void read_all(struct target *t, int rot, struct read_cost *c)
+{
+	char path[64];
+	int i, f;
+
+	for (i = 0; i < NR_FILES; i++) {
+		f = (i + rot) % NR_FILES;
+		proc_path(path, sizeof(path), t->pid, f);
+		if (read_cost(path, run.buf, READ_BUF_BYTES, &c[f]))
+			bail("read target file");
+	}
+}
+
+/*
+ * Size the large target: the smallest of VMAS_PER_SCALE x scale, what
+ * vm.max_map_count leaves (never changed by us), a quarter of
+ * MemAvailable, and what the planned work costs at the per-VMA speeds
+ * measured on the small target's first CAL_VMAS mappings.
+ */
+static long plan_size(double create_ns, const struct read_cost *cal,
+		      long cal_vmas, double parse_ns)
+{
+	double per_vma, reps = run.reps_max, left, n;
+	long limit;
+
+	run.size_limit = "scale";
+	n = VMAS_PER_SCALE * run.opts.scale;
+	limit = run.max_map_count - run.tgt[T_LARGE].baseline -
+		run.max_map_count / MAP_COUNT_MARGIN_DIV - MAP_COUNT_MARGIN_ADD;
+	if (limit < n) {
+		n = limit;
+		run.size_limit = "max_map_count";
+	}
+	limit = run.mem_avail_kb / MEM_AVAIL_DIV * 1024 /
+		(MEM_PER_VMA_BYTES * (SIZE_RATIO + 1) / SIZE_RATIO);
+	if (run.mem_avail_kb > 0 && limit < n) {
+		n = limit;
+		run.size_limit = "memory";
+	}
+	/*
+	 * Wall ns per large-target VMA: creating both targets, reps_max
+	 * interleaved reads of the three files of both, and the consistency
+	 * reads (two triples of rollup + smaps + rollup, parsed).
+	 */
+	per_vma = (create_ns + reps * (cal[F_MAPS].wall_ns +
+				       cal[F_SMAPS].wall_ns +
+				       cal[F_ROLLUP].wall_ns)) /
+		  cal_vmas * (SIZE_RATIO + 1) / SIZE_RATIO +
+		  2.0 * (cal[F_SMAPS].wall_ns + 2 * cal[F_ROLLUP].wall_ns +
+			 parse_ns) / cal_vmas;
+	left = PLAN_FRACTION * run.budget.limit_ns -
+	       (double)(intro_now_ns() - run.budget.start_ns);
+	if (left / per_vma < n) {
+		n = left / per_vma;
+		run.size_limit = "time";
+	}
+	return n < 0 ? 0 : (long)n;
+}
+
+static void build_targets(void)
+{
+	struct read_cost cal[NR_FILES], again[NR_FILES];
+	uint64_t t0, create_ns, parse_ns;
+	struct maps_shape shape;
+	struct kb_sums sums;
+	char path[64];
+	long n, small;
+	int i;
+
+	for (i = 0; i < NR_TARGETS; i++) {
+		if (target_start(&run.tgt[i]))
+			bail("fork target");
+		run.tgt[i].baseline = count_vmas(run.tgt[i].pid, &shape);
+	}
+	t0 = intro_now_ns();
+	if (target_grow(&run.tgt[T_SMALL], CAL_VMAS))
+		bail("create the first mappings");
+	create_ns = intro_now_ns() - t0;
+	/* the first reads after creating run cold: keep the faster of two */
+	read_all(&run.tgt[T_SMALL], 0, cal);
+	read_all(&run.tgt[T_SMALL], 1, again);
+	for (i = 0; i < NR_FILES; i++)
+		if (again[i].wall_ns < cal[i].wall_ns)
+			cal[i] = again[i];
+	t0 = intro_now_ns();
+	proc_path(path, sizeof(path), run.tgt[T_SMALL].pid, F_SMAPS);
+	if (slurp(path, &run.text))
+		bail("read smaps");
+	parse_smaps(&run.text, &sums);
+	parse_ns = intro_now_ns() - t0;
+
+	n = plan_size((double)create_ns, cal,
+		      CAL_VMAS + run.tgt[T_SMALL].baseline, (double)parse_ns);
+	run.plan_vmas = n;
+	if (n < LARGE_MIN_VMAS && strcmp(run.size_limit, "time") == 0)
+		n = LARGE_MIN_VMAS;	/* cheap to build; reps are time-capped */
+	small = n / SIZE_RATIO > CAL_VMAS ? n / SIZE_RATIO : CAL_VMAS;
+	if (small > n)
+		small = n;
+	ksft_print_msg("target: max_map_count=%ld mem_available_kb=%ld baseline_vmas=%ld planned_vmas=%ld limited_by=%s cal_create_us_per_vma=%.2f cal_smaps_wall_us_per_vma=%.2f\n",
+		       run.max_map_count, run.mem_avail_kb,
+		       run.tgt[T_LARGE].baseline, n, run.size_limit,
+		       (double)create_ns / CAL_VMAS / NSEC_PER_USEC,
+		       (double)cal[F_SMAPS].wall_ns /
+		       (CAL_VMAS + run.tgt[T_SMALL].baseline) / NSEC_PER_USEC);
+	if (strcmp(run.size_limit, "scale") && strcmp(run.size_limit, "time"))
+		ksft_print_msg("target: scaled down from %.0f mappings by %s\n",
+			       VMAS_PER_SCALE * run.opts.scale,
+			       run.size_limit);
+	t0 = intro_now_ns();
+	if (target_grow(&run.tgt[T_SMALL], small))
+		bail("create the small target");
+	if (target_grow(&run.tgt[T_LARGE], n))
+		bail("create the large target");
+	for (i = 0; i < NR_TARGETS; i++)
+		run.tgt[i].vmas = count_vmas(run.tgt[i].pid, &run.shape[i]);
+	ksft_print_msg("target: small_vmas=%ld large_vmas=%ld locked=%ld create_s=%.2f mem_used_kb=%ld\n",
+		       run.tgt[T_SMALL].vmas, run.tgt[T_LARGE].vmas,
+		       run.tgt[T_LARGE].locked,
+		       (double)(intro_now_ns() - t0) / NSEC_PER_SEC,
+		       run.mem_avail_kb - mem_available_kb());
+}
+
+static bool sums_equal(const struct kb_sums *a, const struct kb_sums *b)
+{
+	return !memcmp(a->kb, b->kb, sizeof(a->kb)) &&
+	       !memcmp(a->seen, b->seen, sizeof(a->seen));
+}
+
+/* Does the rollup @r agree with the smaps sums @s? Prints what differs. */
+static int rollup_mismatches(const struct kb_sums *r, const struct kb_sums *s,
+			     bool print)
+{
+	unsigned long long parts = 0;
+	long long d, bound;
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < NR_FIELDS; i++) {
+		if (!r->seen[i] || fields[i].kind == K_VMA ||
+		    fields[i].kind == K_PART)
+			continue;
+		d = (long long)r->kb[i] - (long long)s->kb[i];
+		bound = fields[i].kind == K_PSS ? s->frac_pss :
+			fields[i].kind == K_SWAP_PSS ? s->frac_swap_pss : 0;
+		if (!s->seen[i] || d < 0 || d > bound) {
+			bad++;
+			if (print)
+				ksft_print_msg("rollup %s=%llu kB, smaps sum %llu kB, allowed 0..%lld kB above\n",
+					       fields[i].name, r->kb[i],
+					       s->kb[i], bound);
+		}
+	}
+	for (i = 0; i < NR_FIELDS; i++)
+		if (fields[i].kind == K_PART)
+			parts += r->kb[i];
+	if (r->seen[FI_PSS] && r->seen[FI_PSS_ANON]) {
+		d = (long long)r->kb[FI_PSS] - (long long)parts;
+		if (d < 0 || d > PSS_PARTS_SLACK_KB) {
+			bad++;
+			if (print)
+				ksft_print_msg("rollup Pss=%llu kB, Pss_Anon+Pss_File+Pss_Shmem=%llu kB\n",
+					       r->kb[FI_PSS], parts);
+		}
+	}
+	if (r->entries != 1)
+		bad++;
+	return bad;
+}
+
+/*
+ * rollup, smaps, rollup on the small target (a short window is likelier to
+ * be quiet: any process mapping or unmapping libc changes the target's
+ * Pss_File). A triple counts when both rollups are equal (the target did
+ * not change); the check fails when two counted triples disagree, so one
+ * transient difference cannot fail it and a miscounting kernel (which
+ * disagrees every time) cannot pass it.
+ */
+static void check_consistency(void)
+{
+	struct target *t = &run.tgt[T_SMALL];
+	char rpath[64], spath[64];
+	uint64_t reserve;
+	struct kb_sums r2;
+	int bad;
+
+	proc_path(rpath, sizeof(rpath), t->pid, F_ROLLUP);
+	proc_path(spath, sizeof(spath), t->pid, F_SMAPS);
+	reserve = (uint64_t)(RESERVE_FRACTION * run.budget.limit_ns);
+	while (run.cons_tries < CONSISTENCY_TRIES && run.cons_stable < 2 &&
+	       !(run.cons_stable == 1 && !run.cons_bad) &&
+	       intro_budget_left_ns(&run.budget) > 2 * reserve) {
+		run.cons_tries++;
+		if (slurp(rpath, &run.text))
+			bail("read smaps_rollup");
+		parse_smaps(&run.text, &run.rollup);
+		if (slurp(spath, &run.text))
+			bail("read smaps");
+		parse_smaps(&run.text, &run.sum);
+		run.smaps_entries[T_SMALL] = run.sum.entries;
+		if (slurp(rpath, &run.text))
+			bail("read smaps_rollup");
+		parse_smaps(&run.text, &r2);
+		if (!sums_equal(&run.rollup, &r2))
+			continue;
+		run.cons_stable++;
+		bad = rollup_mismatches(&run.rollup, &run.sum, true);
+		if (bad)
+			run.cons_bad++;
+	}
+	run.cons_done = true;
+}
+
+static void measure_costs(void)
+{
+	struct read_cost c[NR_FILES];
+	uint64_t rep_start, rep_ns = 0, left, reserve;
+	int i, f, k;
+
+	reserve = (uint64_t)(RESERVE_FRACTION * run.budget.limit_ns);
+	for (k = 0; k < NR_TARGETS; k++)
+		for (f = 0; f < NR_FILES; f++) {
+			run.cpu_ns[k][f] = calloc(run.reps_max, sizeof(double));
+			run.wall_ns[k][f] = calloc(run.reps_max, sizeof(double));
+			if (!run.cpu_ns[k][f] || !run.wall_ns[k][f])
+				bail("allocate samples");
+		}
+	for (i = 0; i < run.reps_max; i++) {
+		left = intro_budget_left_ns(&run.budget);
+		if (left < reserve || left - reserve < rep_ns * 3 / 2)
+			break;
+		rep_start = intro_now_ns();
+		for (k = 0; k < NR_TARGETS; k++) {
+			struct target *t = &run.tgt[(k + i) % NR_TARGETS];
+
+			read_all(t, i, c);
+			for (f = 0; f < NR_FILES; f++) {
+				int ti = (k + i) % NR_TARGETS;
+
+				run.cpu_ns[ti][f][i] = (double)c[f].cpu_ns;
+				run.wall_ns[ti][f][i] = (double)c[f].wall_ns;
+				run.bytes[ti][f] = c[f].bytes;
+			}
+		}
+		rep_ns = intro_now_ns() - rep_start;
+		run.reps++;
+	}
+}
+
+/* Per-rep ratios a/b of CPU per VMA; median, min and max. */
+struct ratio {
+	double median, min, max;
+};
+
+static struct ratio cost_ratio(int ta, int fa, int tb, int fb)
+{
+	double *v = calloc(run.reps ? run.reps : 1, sizeof(double));
+	struct ratio r = { NAN, NAN, NAN };
+	int i;
+
+	if (!v)
+		bail("allocate ratios");
+	for (i = 0; i < run.reps; i++)
+		v[i] = (run.cpu_ns[ta][fa][i] / run.tgt[ta].vmas) /
+		       (run.cpu_ns[tb][fb][i] / run.tgt[tb].vmas);
+	if (run.reps) {
+		intro_sort(v, run.reps);
+		r.median = intro_median(v, run.reps, true);
+		r.min = v[0];
+		r.max = v[run.reps - 1];
+	}
+	free(v);
+	return r;
+}
+
+static double us_per_vma(int t, int f)
+{
+	return intro_median(run.cpu_ns[t][f], run.reps, false) /
+	       run.tgt[t].vmas / NSEC_PER_USEC;
+}
+
+static void print_costs(void)
+{
+	double cpu, wall;
+	int t, f;
+
+	for (t = 0; t < NR_TARGETS; t++)
+		for (f = 0; f < NR_FILES; f++) {
+			if (!run.reps)
+				continue;
+			cpu = intro_median(run.cpu_ns[t][f], run.reps, false);
+			wall = intro_median(run.wall_ns[t][f], run.reps, false);
+			ksft_print_msg("cost: %s vmas=%ld file=%s bytes=%zu cpu_us_per_vma=%.3f wall_us_per_vma=%.3f cpu_mb_per_s=%.1f reps=%d\n",
+				       t == T_LARGE ? "large" : "small",
+				       run.tgt[t].vmas, file_names[f],
+				       run.bytes[t][f],
+				       cpu / run.tgt[t].vmas / NSEC_PER_USEC,
+				       wall / run.tgt[t].vmas / NSEC_PER_USEC,
+				       run.bytes[t][f] / (cpu / NSEC_PER_SEC) /
+				       1e6, run.reps);
+		}
+}
+
+/* ---- Checks ----------------------------------------------------------------- */
+
+static const char *cost_skip_reason(void)
+{
+	if (run.tgt[T_LARGE].created < LARGE_MIN_VMAS)
+		return "too few mappings allowed for a cost measurement";
+	if (run.reps < REPS_MIN)
+		return "time budget too small for enough repetitions";
+	return NULL;
+}
+
+static enum intro_verdict check_smaps_vs_maps(const char *name,
+					      const char **reason)
+{
+	struct ratio r = cost_ratio(T_LARGE, F_SMAPS, T_LARGE, F_MAPS);
+
+	intro_metric(name, "smaps_us_per_vma=%.3f maps_us_per_vma=%.3f ratio=%.2f ratio_min=%.2f ratio_max=%.2f reps=%d vmas=%ld bound_ratio=%.1f",
+		     us_per_vma(T_LARGE, F_SMAPS), us_per_vma(T_LARGE, F_MAPS),
+		     r.median, r.min, r.max, run.reps, run.tgt[T_LARGE].vmas,
+		     SMAPS_MAPS_MAX_RATIO);
+	*reason = cost_skip_reason();
+	if (*reason)
+		return INTRO_SKIP;
+	return r.median <= SMAPS_MAPS_MAX_RATIO ? INTRO_PASS : INTRO_FAIL;
+}
+
+static enum intro_verdict check_smaps_vs_rollup(const char *name,
+						const char **reason)
+{
+	struct ratio r = cost_ratio(T_LARGE, F_SMAPS, T_LARGE, F_ROLLUP);
+
+	intro_metric(name, "smaps_us_per_vma=%.3f rollup_us_per_vma=%.3f ratio=%.2f ratio_min=%.2f ratio_max=%.2f reps=%d vmas=%ld bound_min_ratio=%.1f bound_max_ratio=%.1f",
+		     us_per_vma(T_LARGE, F_SMAPS),
+		     us_per_vma(T_LARGE, F_ROLLUP), r.median, r.min, r.max,
+		     run.reps, run.tgt[T_LARGE].vmas, SMAPS_ROLLUP_MIN_RATIO,
+		     SMAPS_ROLLUP_MAX_RATIO);
+	*reason = cost_skip_reason();
+	if (*reason)
+		return INTRO_SKIP;
+	return r.median >= SMAPS_ROLLUP_MIN_RATIO &&
+	       r.median <= SMAPS_ROLLUP_MAX_RATIO ? INTRO_PASS : INTRO_FAIL;
+}
+
+static enum intro_verdict check_scaling(const char *name, const char **reason)
+{
+	struct ratio r[NR_FILES];
+	double worst = 0;
+	int f;
+
+	for (f = 0; f < NR_FILES; f++) {
+		r[f] = cost_ratio(T_LARGE, f, T_SMALL, f);
+		if (!(r[f].median <= worst))
+			worst = r[f].median;
+	}
+	intro_metric(name, "small_vmas=%ld large_vmas=%ld maps_ratio=%.2f smaps_ratio=%.2f rollup_ratio=%.2f worst_ratio=%.2f reps=%d bound_ratio=%.1f",
+		     run.tgt[T_SMALL].vmas, run.tgt[T_LARGE].vmas,
+		     r[F_MAPS].median, r[F_SMAPS].median, r[F_ROLLUP].median,
+		     worst, run.reps, SCALING_MAX_RATIO);
+	*reason = cost_skip_reason();
+	if (!*reason && run.tgt[T_LARGE].vmas <
+	    (SIZE_RATIO - 1) * run.tgt[T_SMALL].vmas)
+		*reason = "targets too close in size";
+	if (*reason)
+		return INTRO_SKIP;
+	return worst <= SCALING_MAX_RATIO ? INTRO_PASS : INTRO_FAIL;
+}
+
+static enum intro_verdict check_rollup_sum(const char *name,
+					   const char **reason)
+{
+	const struct kb_sums *r = &run.rollup, *s = &run.sum;
+
+	intro_metric(name, "rss_rollup_kb=%llu rss_sum_kb=%llu pss_rollup_kb=%llu pss_sum_kb=%llu pss_bound_kb=%ld locked_rollup_kb=%llu locked_sum_kb=%llu entries=%ld stable_triples=%d disagreeing_triples=%d tries=%d",
+		     r->kb[FI_RSS], s->kb[FI_RSS], r->kb[FI_PSS], s->kb[FI_PSS],
+		     s->frac_pss, r->kb[FI_LOCKED], s->kb[FI_LOCKED],
+		     s->entries, run.cons_stable, run.cons_bad,
+		     run.cons_tries);
+	if (!run.cons_stable) {
+		*reason = "target changed during every read";
+		return INTRO_SKIP;
+	}
+	if (run.cons_bad >= 2)
+		return INTRO_FAIL;
+	if (run.cons_stable > run.cons_bad)
+		return INTRO_PASS;
+	*reason = "difference seen once, target not quiescent to confirm";
+	return INTRO_SKIP;
+}
+
+static enum intro_verdict check_vma_count(const char *name,
+					  const char **reason)
+{
+	const struct target *s = &run.tgt[T_SMALL], *l = &run.tgt[T_LARGE];
+	long bad;
+
+	bad = (l->vmas != l->baseline + l->created) +
+	      (s->vmas != s->baseline + s->created) +
+	      (run.smaps_entries[T_SMALL] != s->vmas) +
+	      (run.shape[T_SMALL].disordered + run.shape[T_LARGE].disordered != 0);
+	intro_metric(name, "large_maps_lines=%ld large_expected=%ld small_maps_lines=%ld small_smaps_entries=%ld small_expected=%ld baseline=%ld disordered=%ld",
+		     l->vmas, l->baseline + l->created, s->vmas,
+		     run.smaps_entries[T_SMALL], s->baseline + s->created,
+		     l->baseline,
+		     run.shape[T_SMALL].disordered +
+		     run.shape[T_LARGE].disordered);
+	*reason = NULL;
+	return bad ? INTRO_FAIL : INTRO_PASS;
+}
+
+static const struct check {
+	const char *name;
+	enum intro_verdict (*judge)(const char *name, const char **reason);
+} checks[] = {
+	{ "smaps_vs_maps_cost", check_smaps_vs_maps },
+	{ "smaps_vs_rollup_cost", check_smaps_vs_rollup },
+	{ "per_vma_cost_scaling", check_scaling },
+	{ "rollup_equals_smaps_sum", check_rollup_sum },
+	{ "vma_count", check_vma_count },
+};
 
 int main(int argc, char **argv)
 {
-	struct intro_opts opts;
+	int cpus[INTRO_MAX_CPUS], ncpu, k, f;
+	double t_build, t_cons;
+	enum intro_verdict v;
+	const char *reason;
+	size_t i;
 
-	intro_parse_opts(argc, argv, &opts);
 	ksft_print_header();
+	intro_parse_opts(argc, argv, &run.opts);
 	intro_print_env();
-	ksft_exit_skip("not implemented yet\n");
+	if (access("/proc/self/smaps_rollup", R_OK))
+		ksft_exit_skip("/proc/PID/smaps_rollup not available (CONFIG_PROC_PAGE_MONITOR, 4.14+)\n");
+	run.max_map_count = read_long_file("/proc/sys/vm/max_map_count");
+	if (run.max_map_count <= 0)
+		ksft_exit_skip("vm.max_map_count not readable\n");
+	run.mem_avail_kb = mem_available_kb();
+	ksft_set_plan(ARRAY_SIZE(checks));
+
+	intro_budget_start(&run.budget, BUDGET_S * run.opts.scale);
+	run.reps_max = (int)lround(REPS_WANTED * run.opts.scale);
+	if (run.reps_max < REPS_MIN)
+		run.reps_max = REPS_MIN;
+	run.buf = malloc(READ_BUF_BYTES);
+	if (!run.buf)
+		bail("allocate read buffer");
+	build_targets();
+	ncpu = intro_usable_cpus(cpus, INTRO_MAX_CPUS);
+	if (ncpu > 0 && intro_pin(0, cpus[ncpu - 1]))
+		ksft_print_msg("reader not pinned: %s\n", strerror(errno));
+	t_build = intro_budget_spent_s(&run.budget);
+	check_consistency();
+	t_cons = intro_budget_spent_s(&run.budget);
+	measure_costs();
+	print_costs();
+	ksft_print_msg("phases: build_s=%.2f consistency_s=%.2f tries=%d cost_s=%.2f reps=%d\n",
+		       t_build, t_cons - t_build, run.cons_tries,
+		       intro_budget_spent_s(&run.budget) - t_cons, run.reps);
+
+	for (i = 0; i < ARRAY_SIZE(checks); i++) {
+		reason = NULL;
+		v = checks[i].judge(checks[i].name, &reason);
+		intro_result(checks[i].name, v, reason);
+	}
+	for (k = 0; k < NR_TARGETS; k++)
+		target_stop(&run.tgt[k]);
+	ksft_print_msg("run: spent_s=%.2f budget_s=%.1f\n",
+		       intro_budget_spent_s(&run.budget),
+		       BUDGET_S * run.opts.scale);
+	for (k = 0; k < NR_TARGETS; k++)
+		for (f = 0; f < NR_FILES; f++) {
+			free(run.cpu_ns[k][f]);
+			free(run.wall_ns[k][f]);
+		}
+	free(run.buf);
+	free(run.text.p);
+	intro_exit();
 }

@@ -379,13 +379,12 @@ static void measure(struct placement *p, const struct intro_budget *total)
 	intro_sort(p->request_us, p->stops);
 	if (p->stops < MIN_STOPS)
 		p->skip = "too few ptrace stops measured in the time budget";
-	ksft_print_msg(
-		"placement %s: tracer_cpu=%d tracee_cpu=%d stops=%zu other_stops=%zu seconds=%.2f tracer_nvcsw_per_stop=%.2f tracer_nivcsw_per_stop=%.3f\n",
+	ksft_print_msg("placement %s: tracer_cpu=%d tracee_cpu=%d stops=%zu\n",
 		       p->name, tracer_cpu,
-		       p->cross ? tracee_cpu_other : tracer_cpu, p->stops,
-		       p->other_stops, p->seconds,
-		       p->stops ? (double)p->nvcsw / p->stops : 0,
-		       p->stops ? (double)p->nivcsw / p->stops : 0);
+		       p->cross ? tracee_cpu_other : tracer_cpu, p->stops);
+	ksft_print_msg("placement %s: seconds=%.2f other_stops=%zu nvcsw=%ld nivcsw=%ld\n",
+		       p->name, p->seconds, p->other_stops, p->nvcsw,
+		       p->nivcsw);
 }
 
 /* ---- checks --------------------------------------------------------- */
@@ -451,7 +450,7 @@ static void run_check(const struct check *c, const struct intro_budget *b)
 		value = intro_median(v, p->stops, true);
 		bound = c->bound * jiffy_us;
 		intro_metric(c->name,
-			"median_us=%.1f p90_us=%.1f p99_us=%.1f max_us=%.0f round_trip_median_us=%.1f stops=%zu jiffy_us=%.0f bound_us=%.0f",
+			     "median_us=%.1f p90_us=%.1f p99_us=%.1f max_us=%.0f round_trip_median_us=%.1f stops=%zu jiffy_us=%.0f bound_us=%.0f",
 			     value, intro_quantile(v, p->stops, 0.9, true),
 			     intro_quantile(v, p->stops, 0.99, true),
 			     v[p->stops - 1],
@@ -461,7 +460,7 @@ static void run_check(const struct check *c, const struct intro_budget *b)
 		value = intro_frac_at_least(v, p->stops, half);
 		bound = c->bound;
 		intro_metric(c->name,
-			"slow_pct=%.3f slow_stops=%.0f stops=%zu threshold_us=%.0f bound_pct=%.1f",
+			     "slow_pct=%.3f slow_stops=%.0f stops=%zu threshold_us=%.0f bound_pct=%.1f",
 			     100 * value, value * p->stops, p->stops, half,
 			     100 * bound);
 	}

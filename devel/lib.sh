@@ -92,3 +92,22 @@ runner_deps() {
 	command -v perl >/dev/null || need+=(perl)
 	[ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
 }
+
+# install_collection OUT: place the collection in the kernel tree, build it
+# through the tree's selftests Makefile with O=OUT and install it to
+# OUT/kselftest_install (world-readable, so it can run as any user).
+# Prints the install path.
+install_collection() {
+	local out=$1 tree st
+	runner_deps
+	tree=$(kernel_tree) || exit 2
+	st=$(place_collection "$tree") || exit 2
+	mkdir -p "$out"
+	out=$(cd "$out" && pwd)
+	log "building and installing into $out/kselftest_install"
+	make -s -C "$st" TARGETS=introspect O="$out" INSTALL_PATH="$out/kselftest_install" \
+		FORCE_TARGETS=1 install >"$out/install.log" 2>&1 ||
+		{ cat "$out/install.log" >&2; die "build/install failed"; }
+	chmod -R a+rX "$out"
+	echo "$out/kselftest_install"
+}

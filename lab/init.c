@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * init.c - the /init of the mutant lab's initramfs (project tooling, not
- * part of the collection). Built static by lab/lab.
+ * The /init of the mutant lab's initramfs (project tooling, not part of
+ * the collection). Built static by lab/lab.
  *
  * Mounts proc, sysfs, devtmpfs, tmpfs on /tmp and debugfs, prints what the
  * guest is, then runs every program named on its command line from
@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,11 +40,9 @@
 #define PROG_DIR	"/introspect"
 #define MAX_ARGS	8
 
-static volatile sig_atomic_t timed_out;
-
+/* SIGALRM only has to interrupt waitpid(): EINTR there means timeout */
 static void on_alarm(int sig)
 {
-	timed_out = 1;
 }
 
 static double now_s(void)
@@ -87,6 +86,7 @@ static void run_prog(const char *prog, unsigned int timeout_s,
 	char path[256];
 	char *argv[MAX_ARGS];
 	double start;
+	bool timed_out = false;
 	int argc = 0;
 	int status = 0;
 	pid_t pid, got;
@@ -117,13 +117,13 @@ static void run_prog(const char *prog, unsigned int timeout_s,
 	}
 	setpgid(pid, pid);
 
-	timed_out = 0;
 	alarm(timeout_s);
 	for (;;) {
 		got = waitpid(-1, &status, 0);
 		if (got == pid)
 			break;
-		if (got < 0 && errno == EINTR && timed_out) {
+		if (got < 0 && errno == EINTR) {
+			timed_out = true;
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			continue;
