@@ -34,6 +34,10 @@
 
 #include "introspect_util.h"
 
+#ifndef __noreturn	/* kselftest.h before 6.4 lacks it */
+#define __noreturn __attribute__((__noreturn__))
+#endif
+
 /*
  * ---- Bounds --------------------------------------------------------------
  * Healthy figures: 6.18.44 guest, 2 vCPUs, HZ=250, tick accounting; medians
@@ -93,7 +97,7 @@
 #define MEM_PER_VMA_BYTES	12288
 #define MEM_AVAIL_DIV		4	/* use at most 1/4 of MemAvailable */
 #define LOCK_VMAS		16	/* mlock()ed mappings, within the rlimit */
-#define READ_BUF_BYTES		(1 << 20)
+#define READ_BUF_BYTES		(1024 * 1024)
 #define CONSISTENCY_TRIES	8	/* rollup/smaps/rollup triples */
 
 enum file_kind { F_MAPS, F_SMAPS, F_ROLLUP, NR_FILES };
@@ -140,6 +144,16 @@ static long lockable_pages(long page)
 }
 
 /*
+ * Write back the byte at @p: a real store (an atomic one, which the
+ * compiler keeps), so a copy-on-write page is copied.
+ */
+static void store_same(char *p)
+{
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+}
+
+/*
  * Give the child its own copy of every private writable page it shares
  * with the parent since fork(), so that the parent's later writes (COW
  * breaks) cannot change the child's Shared_/Private_ and PSS figures
@@ -169,7 +183,7 @@ static void unshare_private_pages(long page)
 		if (strncmp(q, " rw-p", 5))
 			continue;
 		for (a = lo; a < hi; a += page)
-			*(volatile char *)a = *(volatile char *)a;
+			store_same((char *)a);
 	}
 }
 
@@ -180,7 +194,7 @@ static void unshare_private_pages(long page)
  * block in read() again. No stdio and no malloc here: nothing may add a VMA
  * that the parent did not count.
  */
-static __attribute__((noreturn)) void target_main(int cmd_fd, int ack_fd)
+static __noreturn void target_main(int cmd_fd, int ack_fd)
 {
 	long page = sysconf(_SC_PAGESIZE), want_locked = lockable_pages(page);
 	static char *lock_addr[LOCK_VMAS];
@@ -202,7 +216,8 @@ static __attribute__((noreturn)) void target_main(int cmd_fd, int ack_fd)
 				ack.err = errno;
 				break;
 			}
-			*(volatile char *)p = (char)ack.created;
+			__atomic_store_n(p, (char)ack.created,
+					 __ATOMIC_RELAXED);
 			if (ack.created < LOCK_VMAS)
 				lock_addr[ack.created] = p;
 			ack.created++;
@@ -292,8 +307,8 @@ static int target_grow(struct target *t, long total)
 /* ---- Reading /proc ---------------------------------------------------------- */
 
 struct read_cost {
-	uint64_t cpu_ns;	/* CLOCK_THREAD_CPUTIME_ID of the reader */
-	uint64_t wall_ns;
+	unsigned long long cpu_ns;	/* CLOCK_THREAD_CPUTIME_ID of the reader */
+	unsigned long long wall_ns;
 	size_t bytes;
 };
 
@@ -308,8 +323,8 @@ struct read_cost {
 static int read_cost(const char *path, char *buf, size_t len,
 		     struct read_cost *c)
 {
-	uint64_t cpu0 = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	uint64_t wall0 = intro_now_ns();
+	unsigned long long cpu0 = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	unsigned long long wall0 = intro_now_ns();
 	ssize_t n;
 	int fd;
 
@@ -423,8 +438,14 @@ static const struct field fields[] = {
 #define NR_FIELDS	ARRAY_SIZE(fields)
 
 /* indices into fields[] */
-enum { FI_RSS = 3, FI_PSS = 4, FI_PSS_ANON = 6, FI_SWAP = 22, FI_SWAP_PSS = 23,
-       FI_LOCKED = 24 };
+enum {
+	FI_RSS = 3,
+	FI_PSS = 4,
+	FI_PSS_ANON = 6,
+	FI_SWAP = 22,
+	FI_SWAP_PSS = 23,
+	FI_LOCKED = 24,
+};
 
 struct kb_sums {
 	unsigned long long kb[NR_FIELDS];
@@ -561,7 +582,7 @@ struct run {
 
 static struct run run;
 
-static __attribute__((noreturn)) void bail(const char *what)
+static __noreturn void bail(const char *what)
 {
 	int e = errno, i;
 
@@ -675,7 +696,7 @@ static long plan_size(double create_ns, const struct read_cost *cal,
 static void build_targets(void)
 {
 	struct read_cost cal[NR_FILES], again[NR_FILES];
-	uint64_t t0, create_ns, parse_ns;
+	unsigned long long t0, create_ns, parse_ns;
 	struct maps_shape shape;
 	struct kb_sums sums;
 	char path[64];
@@ -795,13 +816,13 @@ static void check_consistency(void)
 {
 	struct target *t = &run.tgt[T_SMALL];
 	char rpath[64], spath[64];
-	uint64_t reserve;
+	unsigned long long reserve;
 	struct kb_sums r2;
 	int bad;
 
 	proc_path(rpath, sizeof(rpath), t->pid, F_ROLLUP);
 	proc_path(spath, sizeof(spath), t->pid, F_SMAPS);
-	reserve = (uint64_t)(RESERVE_FRACTION * run.budget.limit_ns);
+	reserve = (unsigned long long)(RESERVE_FRACTION * run.budget.limit_ns);
 	while (run.cons_tries < CONSISTENCY_TRIES && run.cons_stable < 2 &&
 	       !(run.cons_stable == 1 && !run.cons_bad) &&
 	       intro_budget_left_ns(&run.budget) > 2 * reserve) {
@@ -829,10 +850,10 @@ static void check_consistency(void)
 static void measure_costs(void)
 {
 	struct read_cost c[NR_FILES];
-	uint64_t rep_start, rep_ns = 0, left, reserve;
+	unsigned long long rep_start, rep_ns = 0, left, reserve;
 	int i, f, k;
 
-	reserve = (uint64_t)(RESERVE_FRACTION * run.budget.limit_ns);
+	reserve = (unsigned long long)(RESERVE_FRACTION * run.budget.limit_ns);
 	for (k = 0; k < NR_TARGETS; k++)
 		for (f = 0; f < NR_FILES; f++) {
 			run.cpu_ns[k][f] = calloc(run.reps_max, sizeof(double));

@@ -105,7 +105,8 @@
 #define OVH_RUN_S		0.25	/* one overhead run at --scale 1 */
 #define OVH_MAX_PAIRS		40
 #define CHILD_TIMEOUT_S		30.0
-#define LAT_MAX			2048
+#define LAT_MAX			1024	/* exit latency samples of each kind */
+#define LAT_PER_BLOCK		16
 
 /* ---- netlink --------------------------------------------------------- */
 
@@ -500,16 +501,20 @@ struct wl_shared {
 	uint64_t threads;	/* threads created and joined */
 	uint64_t rounds;
 	uint64_t run_ns;	/* first create .. last join */
+	uint64_t cpu_ns;	/* the child's CPU time at that point */
 	int failed;		/* pthread_create/join failed */
-	int nlat;
-	uint32_t lat_ns[LAT_MAX];	/* exit .. join, one thread at a time */
+	/* exit latency blocks: the child asks, the parent (de)registers */
+	int want_listener;
+	unsigned int req_seq, ack_seq;
+	int nlat[2];
+	uint32_t lat_ns[2][LAT_MAX];	/* [0] without, [1] with listener */
 };
 
 struct wl_job {
 	int threads;		/* 0: single-threaded child */
 	uint64_t max_rounds;
 	uint64_t limit_ns;	/* stop creating rounds after this long */
-	int serial;		/* threads created and joined one by one */
+	uint64_t lat_limit_ns;	/* exit latency blocks, 0: none */
 	int cpu;		/* pin the child there, -1: do not pin */
 	const char *comm;
 };
@@ -537,34 +542,58 @@ static void *stamped_worker(void *arg)
 	return NULL;
 }
 
+/* Ask the parent to (de)register its exit listener and wait until done. */
+static void request_listener(int want)
+{
+	__atomic_store_n(&shared->want_listener, want, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&shared->req_seq, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&shared->ack_seq, __ATOMIC_ACQUIRE) !=
+	       __atomic_load_n(&shared->req_seq, __ATOMIC_ACQUIRE))
+		usleep(200);
+}
+
 /*
  * Exit latency: one thread at a time on the child's one CPU, from the
- * thread's last instruction to the joiner running again. It holds the whole
- * do_exit(), including taskstats_exit(), and little else.
+ * thread's last instruction to the joiner running again: the whole
+ * do_exit() up to the futex wake-up in exit_mm(), which comes after
+ * taskstats_exit(). Blocks with and without the listener alternate
+ * (ABBA), so a drift of the vCPU's speed hits both alike.
  */
-static void serial_exits(const struct wl_job *job, pthread_attr_t *attr)
+static void exit_latency_blocks(const struct wl_job *job,
+				pthread_attr_t *attr)
 {
-	uint64_t stamp, t;
+	uint64_t stamp, t, t0 = intro_now_ns();
 	pthread_t tid;
-	int i;
+	int blk, i, with;
 
-	for (i = 0; i < job->serial && i < LAT_MAX; i++) {
-		stamp = 0;
-		if (pthread_create(&tid, attr, stamped_worker, &stamp) ||
-		    pthread_join(tid, NULL)) {
-			shared->failed = 1;
-			return;
+	for (blk = 0; blk < 2 * LAT_MAX / LAT_PER_BLOCK; blk++) {
+		if (!(blk % 2) && intro_now_ns() - t0 >= job->lat_limit_ns)
+			break;
+		with = !(((blk + 1) / 2) % 2);
+		request_listener(with);
+		for (i = 0; i < LAT_PER_BLOCK; i++) {
+			stamp = 0;
+			if (pthread_create(&tid, attr, stamped_worker,
+					   &stamp) ||
+			    pthread_join(tid, NULL)) {
+				shared->failed = 1;
+				return;
+			}
+			t = intro_now_ns();
+			if (shared->nlat[with] < LAT_MAX && stamp && t > stamp)
+				shared->lat_ns[with][shared->nlat[with]++] =
+					t - stamp;
+			shared->threads++;
 		}
-		t = intro_now_ns();
-		shared->lat_ns[shared->nlat++] = stamp && t > stamp ?
-						 t - stamp : 0;
 	}
+	request_listener(1);
 }
 
 static __attribute__((noreturn)) void child_main(const struct wl_job *job)
 {
 	pthread_t tid[WL_THREADS];
 	pthread_attr_t attr;
+	struct rusage ru;
 	uint64_t t0, r;
 	int i, n;
 
@@ -595,8 +624,12 @@ static __attribute__((noreturn)) void child_main(const struct wl_job *job)
 			break;
 	}
 	shared->run_ns = intro_now_ns() - t0;
-	serial_exits(job, &attr);
-	shared->threads += shared->nlat;
+	if (!getrusage(RUSAGE_SELF, &ru))
+		shared->cpu_ns = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
+				 NSEC_PER_SEC + (ru.ru_utime.tv_usec +
+						 ru.ru_stime.tv_usec) * 1000ULL;
+	if (job->lat_limit_ns)
+		exit_latency_blocks(job, &attr);
 	_exit(0);
 }
 
@@ -604,21 +637,37 @@ static __attribute__((noreturn)) void child_main(const struct wl_job *job)
 struct wl_run {
 	pid_t pid;
 	struct wl_shared out;
-	uint64_t cpu_ns;	/* utime + stime from wait4() */
 	uint64_t elapsed_ns;	/* fork .. reap */
 	int64_t wall_start_s, wall_end_s;
 	bool ok;
 };
 
+/* Serve the child's listener requests; false if (de)registering failed. */
+static bool serve_listener_request(void)
+{
+	unsigned int req = __atomic_load_n(&shared->req_seq, __ATOMIC_ACQUIRE);
+	int want;
+
+	if (req == __atomic_load_n(&shared->ack_seq, __ATOMIC_ACQUIRE))
+		return true;
+	want = __atomic_load_n(&shared->want_listener, __ATOMIC_ACQUIRE);
+	if (want != registered && listener_ctl(want))
+		return false;
+	__atomic_store_n(&shared->ack_seq, req, __ATOMIC_RELEASE);
+	return true;
+}
+
 /*
  * Fork a workload child, read records while it runs (@h: NULL for none),
  * reap it, then read what it left queued: taskstats_exit() runs before
  * exit_notify(), so every record is queued before wait4() can return.
+ * The buffer holds a whole child's records, so the 1 ms naps of this
+ * reader lose nothing, and a sleeping (not polling) reader costs the
+ * exiting threads no wake-ups.
  */
 static void run_child(const struct wl_job *job, struct harvest *h,
 		      struct wl_run *run)
 {
-	struct rusage ru;
 	uint64_t t0;
 	pid_t got;
 	int status;
@@ -634,9 +683,9 @@ static void run_child(const struct wl_job *job, struct harvest *h,
 		child_main(job);
 	for (;;) {
 		usleep(1000);
-		if (h && !drain(h))
+		if ((h && !drain(h)) || !serve_listener_request())
 			break;
-		got = wait4(run->pid, &status, WNOHANG, &ru);
+		got = waitpid(run->pid, &status, WNOHANG);
 		if (got == run->pid)
 			break;
 		if (got < 0 ||
@@ -645,16 +694,13 @@ static void run_child(const struct wl_job *job, struct harvest *h,
 			return;
 		}
 	}
-	if (h && !drain(h)) {
+	if (got != run->pid || (h && !drain(h))) {
 		intro_kill_wait(run->pid);
 		return;
 	}
 	run->elapsed_ns = intro_now_ns() - t0;
 	run->wall_end_s = time(NULL);
 	run->out = *shared;
-	run->cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
-		      NSEC_PER_SEC + (uint64_t)(ru.ru_utime.tv_usec +
-						ru.ru_stime.tv_usec) * 1000;
 	run->ok = WIFEXITED(status) && !WEXITSTATUS(status) &&
 		  !run->out.failed;
 }
