@@ -19,6 +19,17 @@
 
 #include "introspect_util.h"
 
+/*
+ * Line-buffer stdout before main() runs: 6.12's ksft_print_header() does
+ * it, 6.1's does not, and the 6.1 runner does not wrap programs in
+ * stdbuf, so a program killed by the runner's timeout would lose its
+ * buffered KTAP (and a fork() would duplicate it).
+ */
+static void __attribute__((constructor)) line_buffer_stdout(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
 uint64_t intro_clock_ns(clockid_t clk)
 {
 	struct timespec ts;

@@ -111,3 +111,18 @@ install_collection() {
 	chmod -R a+rX "$out"
 	echo "$out/kselftest_install"
 }
+
+# kselftest_61_header: extract 6.1's kselftest.h (Debian linux-source-6.1)
+# into $CACHE_DIR and print its directory: the oldest tree the collection
+# promises to build against.
+kselftest_61_header() {
+	local d=$CACHE_DIR/kselftest-6.1
+	if [ ! -f "$d/kselftest.h" ]; then
+		apt_install linux-source-6.1
+		mkdir -p "$d"
+		tar -C "$d" -xf /usr/src/linux-source-6.1.tar.xz --strip-components=4 \
+			linux-source-6.1/tools/testing/selftests/kselftest.h ||
+			die "cannot extract 6.1's kselftest.h"
+	fi
+	echo "$d"
+}
