@@ -28,8 +28,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -55,54 +53,81 @@
 /*
  * The receive buffer. Each queued exit record costs about 2.5 KB of socket
  * memory (machine-probe.md item 2); the kernel doubles SO_RCVBUFFORCE, so
- * 32 MiB holds about 26000 records, more than one workload child ever
- * sends, and the count checks cannot be spoiled by a descheduled reader.
+ * 32 MiB holds about 26000 records, three times what one workload child
+ * sends (8001), and twice that if every message carried a TGID record too:
+ * the counts cannot be spoiled by a descheduled reader.
  */
 #define RCVBUF_BYTES		(32 << 20)
 
 /*
- * exit_records_complete and one_tgid_record_per_group are exact: a healthy
- * kernel delivered every record in every run measured (see the report).
- * tgid_sums_match_threads, counts (cpu_count, nvcsw, nivcsw): the TGID
- * contribution of a thread is sampled in fill_tgid_exit() a few hundred
- * instructions before fill_stats() fills its PID record, so sum(PID) -
- * TGID is a context switch that fell into that window. Measured: 0 in all
- * runs. Bound: 2 + 2% of the exits, room for preemption under a slow TCG
- * guest; the bug it guards (counts not summed at all) gives 100%.
+ * Measured on this machine (6.18.44, 2 vCPUs, HZ=250, kernel.task_delayacct
+ * 0) in 40 runs: 30 under the measurement lock, 10 under the other helpers'
+ * load (no difference seen); cited as median [min..max] of per-run values.
+ *
+ * exit_records_complete, one_tgid_record_per_group: exact. All 40 runs got
+ * 24009/24009 PID records (3 groups x 8000 threads + 3 main + 6 single),
+ * 3 TGID records, no ENOBUFS, no drops, at 27k [18k..36k] exits/s; so did
+ * 7 runs in a TCG guest (6.1), at 0.1k-0.5k exits/s.
+ *
+ * tgid_sums_match_threads: for each summed field (cpu_count, nvcsw, nivcsw,
+ * ac_utime + ac_stime, ac_etime, cpu_run_real_total, cpu_run_virtual_total)
+ * TGID / sum(PID) must lie in [SUM_RATIO_MIN, 1]. fill_tgid_exit() samples
+ * each thread just before fill_stats() fills its PID record, so TGID can
+ * only fall short, by what the thread did in between: a tick charged there
+ * (utime/stime are tick sampled), a context switch, a few us of ac_etime.
+ * Lowest ratio of a run: 0.87 [0.76..0.94], always utime + stime (counts
+ * were equal); a TCG guest: 0.88-0.92. A ratio above 1 (counted twice) or
+ * below 0.5 (threads lost; twice the worst shortfall seen) is a fault; the
+ * unfixed 2026 kernel gives 0 for ac_utime, ac_stime, ac_etime and the
+ * context switches, which is reported as that known bug (XFAIL).
  */
-#define COUNT_SLACK_PCT		2.0
-#define COUNT_SLACK_MIN		2
+#define SUM_RATIO_MIN		0.50
+/* utime/stime are tick sampled: judged only over at least this many ticks */
+#define SUM_MIN_TICKS		20
 
 /*
- * tgid_sums_match_threads, times (ac_utime + ac_stime, ac_etime,
- * cpu_run_virtual_total): TGID / sum(PID) must lie in [TIME_RATIO_MIN, 1].
- * The shortfall is the time spent between the two samples of each exit.
- * Measured: MEASURED_TIME_RATIO. The unfixed 2026 kernel gives 0 for
- * ac_utime, ac_stime and ac_etime.
+ * listener_cpu_overhead: median over interleaved pairs of the CPU time of
+ * the same mkthreads child (32 threads a round, 0.25 s) with the exit
+ * listener registered / without. Here: 1.14 [1.10..1.19], single pairs
+ * 0.78..1.89. A TCG guest (6.1, loaded host): medians 0.95-1.53, pairs
+ * 0.18-4.5. A udelay(50) per exit under a listener adds 50 us to exits that
+ * cost about 30 us of CPU: about 2.7 (a 50 us spin in the threads,
+ * simulated here: 3.4). The bound sits between; a run above it whose
+ * baseline runs spread more than BASELINE_SPREAD_MAX is a SKIP, not a guess.
  */
-#define TIME_RATIO_MIN		0.80
-
-/*
- * listener_exit_overhead: median over interleaved pairs of (child CPU time
- * with the exit listener registered) / (without). MEASURED_OVERHEAD.
- */
-#define OVERHEAD_RATIO_MAX	1.40
-#define OVERHEAD_MIN_PAIRS	5
-/* Too noisy to judge: the baseline runs differ by more than this factor. */
+#define CPU_RATIO_MAX		1.80
 #define BASELINE_SPREAD_MAX	2.5
+
+/*
+ * listener_exit_latency: the exit latency a listener adds, (median with -
+ * median without), in units of one TASKSTATS_CMD_GET round trip timed on
+ * the same CPU in the same blocks: both build a record with fill_stats()
+ * and send it, so the unit scales with the machine. Median over pairs.
+ * Here: 0.61 [0.54..0.67] (exit 15.2 -> 18.5 us, query 5.4 us), single
+ * pairs -0.1..1.5. A udelay(50) gives about (3 + 50) / 5.5 = 9.6 (the
+ * simulated spin: 11.9). A TCG guest (6.1, loaded host) gave medians
+ * 1.9-3.2 with pairs from -0.7 to 33 (its exit path under a listener is
+ * far slower than its query path, cause not found): the bound stays above
+ * that, and a run above it whose pairs disagree (IQR / median above
+ * LAT_SPREAD_MAX) is a SKIP.
+ */
+#define LAT_PER_QUERY_MAX	4.0
+#define LAT_SPREAD_MAX		0.5
+#define OVERHEAD_MIN_PAIRS	5
 
 /* ---- workload shape -------------------------------------------------- */
 
 #define WL_THREADS		32	/* threads alive at once, as mkthreads */
 #define WL_GROUPS		3	/* multi-threaded children, records phase */
 #define WL_SINGLES		6	/* single-threaded children */
-#define WL_MAX_ROUNDS		100000
+#define WL_MAX_ROUNDS		250	/* records phase: 8000 exits a group */
 #define WL_STACK_BYTES		(64 << 10)
 #define WL_COMM			"tstgid_wl"
 #define ST_COMM			"tstgid_st"
 #define RUN_DEFAULT_S		14.0	/* whole-program budget at --scale 1 */
 #define RECORDS_SHARE		0.30	/* of the budget, records phase */
-#define OVH_RUN_S		0.25	/* one overhead run at --scale 1 */
+#define OVH_RUN_S		0.25	/* mkthreads part of one overhead run */
+#define LAT_SHARE		1.0	/* exit latency part, of OVH_RUN_S */
 #define OVH_MAX_PAIRS		40
 #define CHILD_TIMEOUT_S		30.0
 #define LAT_MAX			1024	/* exit latency samples of each kind */
@@ -128,11 +153,11 @@
 
 static int nl_fd = -1;
 static int ts_family;
-static uint32_t nl_portid;
+static __u32 nl_portid;
 static char cpulist[256];
 static char dereg_msg[512];
 static size_t dereg_len;
-static volatile sig_atomic_t registered;
+static int registered;	/* __atomic: read by the signal handler */
 
 struct nl_req {
 	struct nlmsghdr nlh;
@@ -140,7 +165,7 @@ struct nl_req {
 	char attrs[384];
 };
 
-static size_t put_attr(struct nl_req *req, uint16_t type, const void *data,
+static size_t put_attr(struct nl_req *req, __u16 type, const void *data,
 		       size_t len)
 {
 	struct nlattr *na = (struct nlattr *)((char *)req +
@@ -154,8 +179,8 @@ static size_t put_attr(struct nl_req *req, uint16_t type, const void *data,
 	return req->nlh.nlmsg_len;
 }
 
-static void init_req(struct nl_req *req, uint16_t type, uint8_t cmd,
-		     uint32_t seq)
+static void init_req(struct nl_req *req, __u16 type, uint8_t cmd,
+		     __u32 seq)
 {
 	memset(req, 0, sizeof(*req));
 	req->nlh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
@@ -181,14 +206,14 @@ static int nl_send(const void *buf, size_t len)
  * arrive in between are not ours to judge here and are dropped: requests
  * are only sent while no workload runs.
  */
-static int nl_wait_reply(uint32_t seq, bool want_family)
+static int nl_wait_reply(__u32 seq, bool want_family)
 {
 	static char buf[NL_BUF_BYTES];
 	struct nlmsghdr *nlh;
 	struct nlattr *na;
-	int len, rem, tries;
+	int len, rem;
 
-	for (tries = 0; tries < 1000; tries++) {
+	for (;;) {	/* SO_RCVTIMEO ends the wait */
 		len = recv(nl_fd, buf, sizeof(buf), 0);
 		if (len < 0) {
 			if (errno == EINTR || errno == ENOBUFS)
@@ -214,7 +239,7 @@ static int nl_wait_reply(uint32_t seq, bool want_family)
 			while (rem >= (int)sizeof(*na) &&
 			       na->nla_len >= sizeof(*na) && na->nla_len <= rem) {
 				if (na->nla_type == CTRL_ATTR_FAMILY_ID)
-					return *(uint16_t *)((char *)na +
+					return *(__u16 *)((char *)na +
 							     NLA_HDRLEN);
 				rem -= NLA_ALIGN(na->nla_len);
 				na = (struct nlattr *)((char *)na +
@@ -222,7 +247,6 @@ static int nl_wait_reply(uint32_t seq, bool want_family)
 			}
 		}
 	}
-	return -ETIMEDOUT;
 }
 
 static int nl_open(void)
@@ -257,7 +281,7 @@ static int resolve_family(void)
 /* (De)register this socket as exit listener for all possible CPUs. */
 static int listener_ctl(bool reg)
 {
-	static uint32_t seq = 100;
+	static __u32 seq = 100;
 	struct nl_req req;
 	int ret;
 
@@ -269,16 +293,16 @@ static int listener_ctl(bool reg)
 	if (!ret)
 		ret = nl_wait_reply(seq, false);
 	if (!ret)
-		registered = reg;
+		__atomic_store_n(&registered, reg, __ATOMIC_RELEASE);
 	return ret;
 }
 
 /* atexit() and SIGTERM/SIGINT: leave no listener behind (sendto is safe). */
 static void deregister_now(void)
 {
-	if (registered && nl_fd >= 0 && dereg_len)
+	if (__atomic_exchange_n(&registered, 0, __ATOMIC_ACQ_REL) &&
+	    nl_fd >= 0 && dereg_len)
 		nl_send(dereg_msg, dereg_len);
-	registered = 0;
 }
 
 static void on_signal(int sig)
@@ -303,9 +327,9 @@ static void prepare_deregister(void)
 	signal(SIGINT, on_signal);
 }
 
-static uint64_t socket_drops(void)
+static __u64 socket_drops(void)
 {
-	uint32_t mem[SK_MEMINFO_VARS] = { 0 };
+	__u32 mem[SK_MEMINFO_VARS] = { 0 };
 	socklen_t len = sizeof(mem);
 
 	if (getsockopt(nl_fd, SOL_SOCKET, SO_MEMINFO, mem, &len) ||
@@ -336,18 +360,21 @@ static const size_t v15_inserts[] = {
 struct rec {
 	struct taskstats ts;
 	size_t have;		/* bytes of .ts the kernel sent */
-	uint32_t id;		/* TASKSTATS_TYPE_PID / _TGID value */
-	uint32_t msg;		/* index of the netlink message */
+	__u32 id;		/* TASKSTATS_TYPE_PID / _TGID value */
+	__u32 msg;		/* index of the netlink message */
 	bool tgid;
 };
 
-#define rec_has(r, f) ((r)->have >= offsetof(struct taskstats, f) + \
-				    sizeof((r)->ts.f))
+/*
+ * True if the kernel sent field @f (it sends whole structs of its version,
+ * none of which ends inside a field, so 8 bytes past the start will do).
+ */
+#define rec_has(r, f) ((r)->have >= offsetof(struct taskstats, f) + 8)
 
 static void normalise(struct rec *r, const char *raw, size_t len)
 {
 	size_t prev = 0, shift = 0, i, n, end, src;
-	uint16_t version;
+	__u16 version;
 
 	memset(&r->ts, 0, sizeof(r->ts));
 	r->have = 0;
@@ -374,10 +401,11 @@ struct harvest {
 	struct rec *recs;
 	size_t n, cap;
 	bool keep;		/* store records (else only count) */
+	bool live;		/* read while the child runs */
 	pid_t parent;
-	uint32_t msgs;
-	uint64_t pid_recs, tgid_recs, foreign, truncated, enobufs;
-	uint16_t version;	/* of the first PID record seen */
+	__u32 msgs;
+	__u64 pid_recs, tgid_recs, foreign, truncated, enobufs;
+	__u16 version;	/* of the first PID record seen */
 	size_t stats_len;	/* attribute length the kernel sent */
 };
 
@@ -393,7 +421,7 @@ static void keep_rec(struct harvest *h, const struct rec *r)
 }
 
 static void parse_aggr(struct harvest *h, const struct nlattr *aggr,
-		       uint32_t msg)
+		       __u32 msg)
 {
 	const struct nlattr *na = (const void *)((const char *)aggr +
 						  NLA_HDRLEN);
@@ -498,29 +526,30 @@ static bool drain(struct harvest *h)
 
 /* Filled by a workload child, read by the parent after reaping it. */
 struct wl_shared {
-	uint64_t threads;	/* threads created and joined */
-	uint64_t rounds;
-	uint64_t run_ns;	/* first create .. last join */
-	uint64_t cpu_ns;	/* the child's CPU time at that point */
+	__u64 threads;	/* threads created and joined */
+	__u64 rounds;
+	__u64 run_ns;	/* first create .. last join */
+	__u64 cpu_ns;	/* the child's CPU time at that point */
 	int failed;		/* pthread_create/join failed */
 	/* exit latency blocks: the child asks, the parent (de)registers */
 	int want_listener;
 	unsigned int req_seq, ack_seq;
-	int nlat[2];
-	uint32_t lat_ns[2][LAT_MAX];	/* [0] without, [1] with listener */
+	int nlat[2], nget;
+	__u32 lat_ns[2][LAT_MAX];	/* [0] without, [1] with listener */
+	__u32 get_ns[LAT_MAX];	/* taskstats query round trips */
 };
 
 struct wl_job {
 	int threads;		/* 0: single-threaded child */
-	uint64_t max_rounds;
-	uint64_t limit_ns;	/* stop creating rounds after this long */
-	uint64_t lat_limit_ns;	/* exit latency blocks, 0: none */
+	__u64 max_rounds;
+	__u64 limit_ns;	/* stop creating rounds after this long */
+	__u64 lat_limit_ns;	/* exit latency blocks, 0: none */
 	int cpu;		/* pin the child there, -1: do not pin */
 	const char *comm;
 };
 
 static struct wl_shared *shared;
-static volatile unsigned long sink;
+static unsigned long sink;
 
 /* A thread of the 2006 mkthreads: a little work, then exit. */
 static void *worker(void *arg)
@@ -529,14 +558,14 @@ static void *worker(void *arg)
 
 	for (i = 0; i < 200; i++)
 		acc = acc * 2654435761UL + i;
-	sink = acc;
+	__atomic_store_n(&sink, acc, __ATOMIC_RELAXED);
 	return NULL;
 }
 
 /* The thread's last act before returning: stamp the time. */
 static void *stamped_worker(void *arg)
 {
-	uint64_t *stamp = arg;
+	__u64 *stamp = arg;
 
 	*stamp = intro_now_ns();
 	return NULL;
@@ -553,19 +582,46 @@ static void request_listener(int want)
 }
 
 /*
+ * One TASKSTATS_CMD_GET round trip for this process, in ns (0: failed).
+ * The reply is built by fill_stats() and sent by genlmsg_reply(): the
+ * same work an exit listener adds to each exit, plus two system calls.
+ */
+static __u64 query_round_trip(__u32 seq)
+{
+	static char buf[NL_BUF_BYTES];
+	__u32 pid = getpid();
+	struct nl_req req;
+	__u64 t0;
+
+	init_req(&req, ts_family, TASKSTATS_CMD_GET, seq);
+	req.nlh.nlmsg_flags = NLM_F_REQUEST;
+	put_attr(&req, TASKSTATS_CMD_ATTR_PID, &pid, sizeof(pid));
+	t0 = intro_now_ns();
+	if (nl_send(&req, req.nlh.nlmsg_len) ||
+	    recv(nl_fd, buf, sizeof(buf), 0) <= 0)
+		return 0;
+	return intro_now_ns() - t0;
+}
+
+/*
  * Exit latency: one thread at a time on the child's one CPU, from the
  * thread's last instruction to the joiner running again: the whole
  * do_exit() up to the futex wake-up in exit_mm(), which comes after
  * taskstats_exit(). Blocks with and without the listener alternate
- * (ABBA), so a drift of the vCPU's speed hits both alike.
+ * (ABBA), so a drift of the vCPU's speed hits both alike; each block
+ * also times taskstats queries on the same CPU, the unit of the bound.
  */
 static void exit_latency_blocks(const struct wl_job *job,
 				pthread_attr_t *attr)
 {
-	uint64_t stamp, t, t0 = intro_now_ns();
+	__u64 stamp, t, t0 = intro_now_ns();
 	pthread_t tid;
 	int blk, i, with;
 
+	if (nl_open()) {
+		shared->failed = 1;
+		return;
+	}
 	for (blk = 0; blk < 2 * LAT_MAX / LAT_PER_BLOCK; blk++) {
 		if (!(blk % 2) && intro_now_ns() - t0 >= job->lat_limit_ns)
 			break;
@@ -585,16 +641,25 @@ static void exit_latency_blocks(const struct wl_job *job,
 					t - stamp;
 			shared->threads++;
 		}
+		for (i = 0; i < LAT_PER_BLOCK / 2; i++) {
+			t = query_round_trip(blk * LAT_PER_BLOCK + i);
+			if (!t) {
+				shared->failed = 1;
+				return;
+			}
+			if (shared->nget < LAT_MAX)
+				shared->get_ns[shared->nget++] = t;
+		}
 	}
 	request_listener(1);
 }
 
-static __attribute__((noreturn)) void child_main(const struct wl_job *job)
+static void child_main(const struct wl_job *job)
 {
 	pthread_t tid[WL_THREADS];
 	pthread_attr_t attr;
 	struct rusage ru;
-	uint64_t t0, r;
+	__u64 t0, r;
 	int i, n;
 
 	signal(SIGTERM, SIG_DFL);
@@ -637,8 +702,8 @@ static __attribute__((noreturn)) void child_main(const struct wl_job *job)
 struct wl_run {
 	pid_t pid;
 	struct wl_shared out;
-	uint64_t elapsed_ns;	/* fork .. reap */
-	int64_t wall_start_s, wall_end_s;
+	__u64 elapsed_ns;	/* fork .. reap */
+	__s64 wall_start_s, wall_end_s;
 	bool ok;
 };
 
@@ -651,7 +716,8 @@ static bool serve_listener_request(void)
 	if (req == __atomic_load_n(&shared->ack_seq, __ATOMIC_ACQUIRE))
 		return true;
 	want = __atomic_load_n(&shared->want_listener, __ATOMIC_ACQUIRE);
-	if (want != registered && listener_ctl(want))
+	if (want != __atomic_load_n(&registered, __ATOMIC_ACQUIRE) &&
+	    listener_ctl(want))
 		return false;
 	__atomic_store_n(&shared->ack_seq, req, __ATOMIC_RELEASE);
 	return true;
@@ -663,13 +729,16 @@ static bool serve_listener_request(void)
  * exit_notify(), so every record is queued before wait4() can return.
  * The buffer holds a whole child's records, so the 1 ms naps of this
  * reader lose nothing, and a sleeping (not polling) reader costs the
- * exiting threads no wake-ups.
+ * exiting threads no wake-ups. In the overhead runs (!h->live) the records
+ * are only read after the child is gone: a reader busy beside the child
+ * would slow it (under TCG with thread=single both vCPUs share one host
+ * thread), which is not the kernel's cost.
  */
 static void run_child(const struct wl_job *job, struct harvest *h,
 		      struct wl_run *run)
 {
-	uint64_t t0;
-	pid_t got;
+	__u64 t0;
+	pid_t got = 0;
 	int status;
 
 	memset(run, 0, sizeof(*run));
@@ -683,7 +752,7 @@ static void run_child(const struct wl_job *job, struct harvest *h,
 		child_main(job);
 	for (;;) {
 		usleep(1000);
-		if ((h && !drain(h)) || !serve_listener_request())
+		if ((h && h->live && !drain(h)) || !serve_listener_request())
 			break;
 		got = waitpid(run->pid, &status, WNOHANG);
 		if (got == run->pid)
@@ -708,27 +777,27 @@ static void run_child(const struct wl_job *job, struct harvest *h,
 /* ---- measurement ----------------------------------------------------- */
 
 struct records_phase {
-	int groups, singles, runs_ok;
-	uint64_t threads, expected_pid, got_pid, tgid_recs, tgid_expected;
-	uint64_t single_tgid, group_tgid_bad, agroup_bad, dup_pid, foreign;
-	uint64_t enobufs, drops, truncated, run_ns;
-	uint16_t version;
+	int groups, singles;
+	__u64 threads, expected_pid, got_pid, tgid_recs, tgid_expected;
+	__u64 single_tgid, group_tgid_bad, agroup_bad, dup_pid, foreign;
+	__u64 enobufs, drops, truncated, run_ns;
+	__u16 version;
 	size_t stats_len;
 	/* record_fields_sane */
-	uint64_t bad_fields, checked, tgid_version_zero;
+	__u64 bad_fields, checked, tgid_version_zero;
 	char first_bad[96];
 	/* tgid_sums_match_threads, over all groups */
-	uint64_t sum_cnt_pid, sum_cnt_tgid;	/* cpu_count+nvcsw+nivcsw */
-	double time_ratio_min;
-	const char *time_ratio_field;
+	__u64 sum_groups, sum_over;
+	double ratio_min;
+	const char *ratio_field, *over_field;
 	bool tgid_times_zero;
-	uint64_t delay_mismatch, delay_fields;
-	bool have_delay;
+	__u64 delay_mismatch, delay_fields;
 };
 
 static struct records_phase rp;
+static __u64 jiffy_us;
 
-static void note_bad(const char *what, uint32_t id)
+static void note_bad(const char *what, __u32 id)
 {
 	rp.bad_fields++;
 	if (!rp.first_bad[0])
@@ -738,7 +807,7 @@ static void note_bad(const char *what, uint32_t id)
 
 /* record_fields_sane on one PID record of child @run. */
 static void check_fields(const struct rec *r, const struct wl_run *run,
-			 const char *comm, uint16_t version)
+			 const char *comm, __u16 version)
 {
 	const struct taskstats *t = &r->ts;
 
@@ -747,7 +816,7 @@ static void check_fields(const struct rec *r, const struct wl_run *run,
 		note_bad("version", r->id);
 	if (rec_has(r, ac_pid) && t->ac_pid != r->id)
 		note_bad("ac_pid", r->id);
-	if (rec_has(r, ac_tgid) && t->ac_tgid != (uint32_t)run->pid)
+	if (rec_has(r, ac_tgid) && t->ac_tgid != (__u32)run->pid)
 		note_bad("ac_tgid", r->id);
 	if (rec_has(r, ac_uid) && t->ac_uid != getuid())
 		note_bad("ac_uid", r->id);
@@ -755,8 +824,8 @@ static void check_fields(const struct rec *r, const struct wl_run *run,
 	    strncmp(t->ac_comm, comm, sizeof(t->ac_comm)))
 		note_bad("ac_comm", r->id);
 	if (rec_has(r, ac_btime) &&
-	    ((int64_t)t->ac_btime < run->wall_start_s - 1 ||
-	     (int64_t)t->ac_btime > run->wall_end_s + 1))
+	    ((__s64)t->ac_btime < run->wall_start_s - 1 ||
+	     (__s64)t->ac_btime > run->wall_end_s + 1))
 		note_bad("ac_btime", r->id);
 	if (rec_has(r, ac_btime64) && t->ac_btime64 != t->ac_btime)
 		note_bad("ac_btime64", r->id);
@@ -766,25 +835,27 @@ static void check_fields(const struct rec *r, const struct wl_run *run,
 
 static int cmp_u32(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
 
 	return (x > y) - (x < y);
 }
 
-static void time_ratio(const char *field, uint64_t tgid, uint64_t sum)
+/* One summed field of one group: TGID / sum(PID), the lowest kept. */
+static void sum_ratio(const char *field, __u64 tgid, __u64 sum)
 {
 	double ratio;
 
+	if (tgid > sum) {
+		rp.sum_over++;
+		if (!rp.over_field)
+			rp.over_field = field;
+	}
 	if (!sum)
 		return;
 	ratio = (double)tgid / (double)sum;
-	if (ratio < rp.time_ratio_min || !rp.time_ratio_field) {
-		rp.time_ratio_min = ratio;
-		rp.time_ratio_field = field;
-	}
-	if (tgid > sum) {	/* TGID above the sum: reported as ratio > 1 */
-		rp.time_ratio_min = ratio;
-		rp.time_ratio_field = field;
+	if (!rp.ratio_field || ratio < rp.ratio_min) {
+		rp.ratio_min = ratio;
+		rp.ratio_field = field;
 	}
 }
 
@@ -798,28 +869,38 @@ static void check_sums(const struct harvest *h, const struct rec *tg,
 
 	for (i = 0; i < h->n; i++) {
 		t = &h->recs[i].ts;
-		if (h->recs[i].tgid || t->ac_tgid != (uint32_t)run->pid)
+		if (h->recs[i].tgid || (rec_has(&h->recs[i], ac_tgid) &&
+					t->ac_tgid != (__u32)run->pid))
 			continue;
 		sum.cpu_count += t->cpu_count;
 		sum.nvcsw += t->nvcsw;
 		sum.nivcsw += t->nivcsw;
 		sum.ac_utime += t->ac_utime + t->ac_stime;
 		sum.ac_etime += t->ac_etime;
+		sum.cpu_run_real_total += t->cpu_run_real_total;
 		sum.cpu_run_virtual_total += t->cpu_run_virtual_total;
 		sum.blkio_count += t->blkio_count + t->swapin_count +
 				   t->freepages_count + t->thrashing_count +
 				   t->compact_count + t->wpcopy_count;
 	}
 	t = &tg->ts;
-	rp.sum_cnt_pid += sum.cpu_count + sum.nvcsw + sum.nivcsw;
-	rp.sum_cnt_tgid += t->cpu_count + t->nvcsw + t->nivcsw;
 	if (!t->ac_utime && !t->ac_stime && !t->ac_etime && !t->nvcsw &&
 	    !t->nivcsw && sum.ac_etime)
 		rp.tgid_times_zero = true;
-	time_ratio("cpu_time", t->ac_utime + t->ac_stime, sum.ac_utime);
-	time_ratio("etime", t->ac_etime, sum.ac_etime);
-	time_ratio("cpu_run_virtual", t->cpu_run_virtual_total,
-		   sum.cpu_run_virtual_total);
+	sum_ratio("cpu_count", t->cpu_count, sum.cpu_count);
+	sum_ratio("nvcsw", t->nvcsw, sum.nvcsw);
+	sum_ratio("nivcsw", t->nivcsw, sum.nivcsw);
+	/* tick-sampled: judged only over enough ticks (too few: left out) */
+	if (sum.ac_utime >= SUM_MIN_TICKS * jiffy_us) {
+		sum_ratio("utime_stime", t->ac_utime + t->ac_stime,
+			  sum.ac_utime);
+		sum_ratio("cpu_run_real", t->cpu_run_real_total,
+			  sum.cpu_run_real_total);
+	}
+	sum_ratio("etime", t->ac_etime, sum.ac_etime);
+	sum_ratio("cpu_run_virtual", t->cpu_run_virtual_total,
+		  sum.cpu_run_virtual_total);
+	rp.sum_groups++;
 	rp.delay_fields++;
 	if (sum.blkio_count != t->blkio_count + t->swapin_count +
 			       t->freepages_count + t->thrashing_count +
@@ -832,8 +913,8 @@ static void judge_child(struct harvest *h, const struct wl_run *run,
 			const struct wl_job *job)
 {
 	const struct rec *tg = NULL, *agroup = NULL;
-	uint64_t mine = 0, tgids = 0, agroups = 0;
-	uint32_t *tids;
+	__u64 mine = 0, tgids = 0, agroups = 0;
+	__u32 *tids;
 	size_t i, k = 0;
 
 	tids = calloc(h->n + 1, sizeof(*tids));
@@ -843,7 +924,7 @@ static void judge_child(struct harvest *h, const struct wl_run *run,
 		const struct rec *r = &h->recs[i];
 
 		if (r->tgid) {
-			if (r->id != (uint32_t)run->pid)
+			if (r->id != (__u32)run->pid)
 				continue;
 			tgids++;
 			tg = r;
@@ -851,7 +932,7 @@ static void judge_child(struct harvest *h, const struct wl_run *run,
 				rp.tgid_version_zero++;
 			continue;
 		}
-		if (rec_has(r, ac_tgid) && r->ts.ac_tgid != (uint32_t)run->pid)
+		if (rec_has(r, ac_tgid) && r->ts.ac_tgid != (__u32)run->pid)
 			continue;
 		mine++;
 		tids[k++] = r->id;
@@ -886,17 +967,14 @@ static void judge_child(struct harvest *h, const struct wl_run *run,
 		check_sums(h, tg, run);
 }
 
-static void records_phase(const struct intro_opts *opts, int cpu_child,
-			  double seconds)
+static void records_phase(int cpu_child, double seconds)
 {
-	struct harvest h = { .keep = true, .parent = getpid() };
+	struct harvest h = { .keep = true, .live = true, .parent = getpid() };
 	struct wl_job job;
 	struct wl_run run;
-	uint64_t drops0 = socket_drops();
+	__u64 drops0 = socket_drops();
 	int i, n = WL_GROUPS + WL_SINGLES;
 
-	(void)opts;
-	rp.time_ratio_min = 1.0;
 	for (i = 0; i < n; i++) {
 		bool group = i % 3 != 2 && rp.groups < WL_GROUPS;
 
@@ -913,10 +991,11 @@ static void records_phase(const struct intro_opts *opts, int cpu_child,
 		run_child(&job, &h, &run);
 		if (!run.ok)
 			ksft_exit_fail_msg("workload child failed\n");
-		if (!rp.version)
-			rp.version = h.version, rp.stats_len = h.stats_len;
+		if (!rp.version) {
+			rp.version = h.version;
+			rp.stats_len = h.stats_len;
+		}
 		judge_child(&h, &run, &job);
-		rp.runs_ok++;
 		if (group)
 			rp.groups++;
 		else
@@ -931,91 +1010,112 @@ static void records_phase(const struct intro_opts *opts, int cpu_child,
 
 struct overhead_phase {
 	double cpu_ratio[OVH_MAX_PAIRS], wall_ratio[OVH_MAX_PAIRS];
+	double cpu_ratio_x100[OVH_MAX_PAIRS];	/* for the histogram */
 	double base_cpu_s[OVH_MAX_PAIRS], lat_ratio[OVH_MAX_PAIRS];
-	double lat_us_with[OVH_MAX_PAIRS], lat_us_without[OVH_MAX_PAIRS];
-	int pairs;
-	uint64_t rounds, exits, records;
+	double lat_us[2][OVH_MAX_PAIRS], get_us[OVH_MAX_PAIRS];
+	int pairs, lat_samples;
+	__u64 rounds, exits;
 	double exits_per_s;
 };
 
 static struct overhead_phase op;
 
-static double lat_median_us(const struct wl_run *run)
+static double median_us(const __u32 *ns, int n)
 {
 	double v[LAT_MAX];
 	int i;
 
-	for (i = 0; i < run->out.nlat; i++)
-		v[i] = run->out.lat_ns[i] / 1e3;
-	return intro_median(v, run->out.nlat, false);
+	for (i = 0; i < n; i++)
+		v[i] = ns[i] / 1e3;
+	return intro_median(v, n, false);
 }
 
+static void print_pair(int i, const struct wl_run *with,
+		       const struct wl_run *without)
+{
+	ksft_print_msg("pair %d: cpu_s=%.3f/%.3f run_s=%.3f/%.3f\n", i,
+		       with->out.cpu_ns / 1e9, without->out.cpu_ns / 1e9,
+		       with->out.run_ns / 1e9, without->out.run_ns / 1e9);
+	ksft_print_msg("pair %d: exit_latency_us=%.1f/%.1f query_us=%.1f n=%d\n",
+		       i, op.lat_us[1][i], op.lat_us[0][i], op.get_us[i],
+		       with->out.nlat[1]);
+}
+
+/* Run the "without listener" child: deregister around it. */
+static void run_without(const struct wl_job *job, struct wl_run *run)
+{
+	if (listener_ctl(false))
+		ksft_exit_fail_msg("deregister exit listener failed\n");
+	run_child(job, NULL, run);
+	if (listener_ctl(true))
+		ksft_exit_fail_msg("register exit listener failed\n");
+}
+
+/*
+ * Interleaved pairs of the same mkthreads child, without and with the
+ * listener (order alternating), until the budget is spent. The "with"
+ * child then also measures exit latency in alternating blocks.
+ */
 static void overhead_phase(const struct intro_opts *opts, int cpu_child,
 			   const struct intro_budget *b)
 {
-	struct harvest h = { .keep = false, .parent = getpid() };
+	struct harvest h = { .parent = getpid() };
+	double per_round_s, run_s = OVH_RUN_S;
+	struct wl_job job, job_lat;
 	struct wl_run with, without;
-	double per_round_s, run_s = OVH_RUN_S * opts->scale;
-	struct wl_job job;
-	uint64_t exits_ns = 0;
+	__u64 exits_ns = 0;
 	int i;
 
-	if (run_s > 1.0)
-		run_s = 1.0;
+	/* below --scale 1, shorter runs rather than fewer pairs */
+	if (opts->scale < 1)
+		run_s *= opts->scale > 0.2 ? opts->scale : 0.2;
 	/* rounds per run from the records phase's rate (same workload) */
 	per_round_s = rp.run_ns / 1e9 / (double)(rp.threads / WL_THREADS + 1);
-	op.rounds = (uint64_t)(run_s / per_round_s) + 1;
+	op.rounds = (__u64)(run_s / per_round_s) + 1;
 	job = (struct wl_job){
 		.threads = WL_THREADS,
 		.max_rounds = op.rounds,
 		.limit_ns = UINT64_MAX,
-		.serial = 500,
 		.cpu = cpu_child,
 		.comm = WL_COMM,
 	};
+	job_lat = job;
+	job_lat.lat_limit_ns = run_s * LAT_SHARE * NSEC_PER_SEC;
 	for (i = 0; i < OVH_MAX_PAIRS; i++) {
-		/* a pair needs about 2 runs; 3 keeps the end in the budget */
-		if (intro_budget_left_ns(b) < 3 * run_s * NSEC_PER_SEC + 1)
+		/* a pair takes about 2.5 runs; 4 keeps the end in budget */
+		if (intro_budget_left_ns(b) < 4 * run_s * NSEC_PER_SEC)
 			break;
 		if (i % 2) {
-			run_child(&job, &h, &with);
-			if (listener_ctl(false))
-				ksft_exit_fail_msg("deregister failed\n");
-			run_child(&job, NULL, &without);
-			if (listener_ctl(true))
-				ksft_exit_fail_msg("register failed\n");
+			run_child(&job_lat, &h, &with);
+			run_without(&job, &without);
 		} else {
-			if (listener_ctl(false))
-				ksft_exit_fail_msg("deregister failed\n");
-			run_child(&job, NULL, &without);
-			if (listener_ctl(true))
-				ksft_exit_fail_msg("register failed\n");
-			run_child(&job, &h, &with);
+			run_without(&job, &without);
+			run_child(&job_lat, &h, &with);
 		}
-		if (!with.ok || !without.ok || !without.cpu_ns ||
-		    !without.out.run_ns)
+		if (!with.ok || !without.ok || !without.out.cpu_ns ||
+		    !without.out.run_ns || !with.out.nlat[0] ||
+		    !with.out.nlat[1] || !with.out.nget)
 			ksft_exit_fail_msg("workload child failed\n");
-		op.cpu_ratio[i] = (double)with.cpu_ns / without.cpu_ns;
+		op.cpu_ratio[i] = (double)with.out.cpu_ns / without.out.cpu_ns;
+		op.cpu_ratio_x100[i] = 100 * op.cpu_ratio[i];
 		op.wall_ratio[i] = (double)with.out.run_ns /
 				   without.out.run_ns;
-		op.base_cpu_s[i] = without.cpu_ns / 1e9;
-		op.lat_us_with[i] = lat_median_us(&with);
-		op.lat_us_without[i] = lat_median_us(&without);
-		op.lat_ratio[i] = op.lat_us_with[i] / op.lat_us_without[i];
+		op.base_cpu_s[i] = without.out.cpu_ns / 1e9;
+		op.lat_us[0][i] = median_us(with.out.lat_ns[0],
+					    with.out.nlat[0]);
+		op.lat_us[1][i] = median_us(with.out.lat_ns[1],
+					    with.out.nlat[1]);
+		op.get_us[i] = median_us(with.out.get_ns, with.out.nget);
+		op.lat_ratio[i] = (op.lat_us[1][i] - op.lat_us[0][i]) /
+				  op.get_us[i];
+		op.lat_samples += with.out.nlat[0] + with.out.nlat[1];
 		op.exits += without.out.threads + 1;
 		exits_ns += without.out.run_ns;
 		op.pairs++;
 		if (opts->verbose)
-			ksft_print_msg("pair %d: cpu_s=%.3f/%.3f run_s=%.3f/%.3f lat_us=%.1f/%.1f\n",
-				       i, with.cpu_ns / 1e9,
-				       without.cpu_ns / 1e9,
-				       with.out.run_ns / 1e9,
-				       without.out.run_ns / 1e9,
-				       op.lat_us_with[i], op.lat_us_without[i]);
+			print_pair(i, &with, &without);
 	}
-	op.records = h.pid_recs;
 	op.exits_per_s = exits_ns ? op.exits / (exits_ns / 1e9) : 0;
-	free(h.recs);
 }
 
 /* ---- checks ---------------------------------------------------------- */
@@ -1025,7 +1125,8 @@ static bool delayacct_on;
 static enum intro_verdict check_complete(const char *name,
 					 const char **reason)
 {
-	intro_metric(name, "pid_records=%llu expected=%llu groups=%d singles=%d threads=%llu dup_tids=%llu enobufs=%llu drops=%llu truncated=%llu foreign=%llu exits_per_s_k=%.1f",
+	intro_metric(name,
+		     "pid_records=%llu expected=%llu groups=%d singles=%d threads=%llu dup_tids=%llu enobufs=%llu drops=%llu truncated=%llu foreign=%llu exits_per_s_k=%.1f",
 		     (unsigned long long)rp.got_pid,
 		     (unsigned long long)rp.expected_pid, rp.groups,
 		     rp.singles, (unsigned long long)rp.threads,
@@ -1046,7 +1147,8 @@ static enum intro_verdict check_complete(const char *name,
 static enum intro_verdict check_one_tgid(const char *name,
 					 const char **reason)
 {
-	intro_metric(name, "tgid_records=%llu groups=%llu groups_not_one=%llu single_tgid_records=%llu agroup_misplaced=%llu",
+	intro_metric(name,
+		     "tgid_records=%llu groups=%llu groups_not_one=%llu single_tgid_records=%llu agroup_misplaced=%llu",
 		     (unsigned long long)rp.tgid_recs,
 		     (unsigned long long)rp.tgid_expected,
 		     (unsigned long long)rp.group_tgid_bad,
@@ -1062,7 +1164,8 @@ static enum intro_verdict check_one_tgid(const char *name,
 
 static enum intro_verdict check_sane(const char *name, const char **reason)
 {
-	intro_metric(name, "version=%u stats_len=%zu header_len=%zu checked=%llu bad=%llu tgid_version_zero=%llu first_bad=%s",
+	intro_metric(name,
+		     "version=%u stats_len=%zu header_len=%zu checked=%llu bad=%llu tgid_version_zero=%llu first_bad=%s",
 		     rp.version, rp.stats_len, sizeof(struct taskstats),
 		     (unsigned long long)rp.checked,
 		     (unsigned long long)rp.bad_fields,
@@ -1088,30 +1191,23 @@ static enum intro_verdict check_sane(const char *name, const char **reason)
 static enum intro_verdict check_sums_verdict(const char *name,
 					     const char **reason)
 {
-	uint64_t diff = rp.sum_cnt_pid - rp.sum_cnt_tgid;
-	double slack = COUNT_SLACK_MIN + COUNT_SLACK_PCT / 100 *
-		       (double)rp.expected_pid;
-
-	intro_metric(name, "groups=%llu count_sum_pid=%llu count_tgid=%llu count_diff=%lld bound_count_diff=%.0f time_ratio_min=%.4f time_ratio_field=%s bound_time_ratio=%.2f..1",
-		     (unsigned long long)rp.tgid_expected,
-		     (unsigned long long)rp.sum_cnt_pid,
-		     (unsigned long long)rp.sum_cnt_tgid, (long long)diff,
-		     slack, rp.time_ratio_min,
-		     rp.time_ratio_field ? rp.time_ratio_field : "none",
-		     TIME_RATIO_MIN);
+	intro_metric(name,
+		     "groups=%llu ratio_min=%.4f ratio_min_field=%s tgid_above_sum=%llu above_field=%s bound_ratio=%.2f..1",
+		     (unsigned long long)rp.sum_groups, rp.ratio_min,
+		     rp.ratio_field ? rp.ratio_field : "none",
+		     (unsigned long long)rp.sum_over,
+		     rp.over_field ? rp.over_field : "none", SUM_RATIO_MIN);
 	if (rp.enobufs || rp.drops || rp.got_pid != rp.expected_pid ||
-	    rp.group_tgid_bad) {
-		*reason = "records missing, sums not comparable";
+	    rp.group_tgid_bad || !rp.sum_groups) {
+		*reason = "records missing or extra, sums not comparable";
 		return INTRO_SKIP;
 	}
-	if (rp.tgid_times_zero) {
+	if (rp.tgid_times_zero && !rp.sum_over) {
 		*reason = "tgid exit record lacks dead threads times (fixed 2026)";
 		return INTRO_XFAIL;
 	}
-	if (rp.sum_cnt_tgid > rp.sum_cnt_pid || (double)diff > slack ||
-	    rp.time_ratio_min < TIME_RATIO_MIN || rp.time_ratio_min > 1.0)
-		return INTRO_FAIL;
-	return INTRO_PASS;
+	return rp.sum_over || rp.ratio_min < SUM_RATIO_MIN ?
+	       INTRO_FAIL : INTRO_PASS;
 }
 
 static enum intro_verdict check_delay(const char *name, const char **reason)
@@ -1130,35 +1226,65 @@ static enum intro_verdict check_delay(const char *name, const char **reason)
 	return rp.delay_mismatch ? INTRO_FAIL : INTRO_PASS;
 }
 
-static enum intro_verdict check_overhead(const char *name,
-					 const char **reason)
+static enum intro_verdict check_cpu_overhead(const char *name,
+					     const char **reason)
 {
 	double cpu = intro_median(op.cpu_ratio, op.pairs, false);
-	double wall = intro_median(op.wall_ratio, op.pairs, false);
 	double lo = intro_quantile(op.base_cpu_s, op.pairs, 0, false);
 	double hi = intro_quantile(op.base_cpu_s, op.pairs, 1, false);
 
-	intro_metric("lat", "ratio_median=%.3f min=%.3f max=%.3f with_us=%.1f without_us=%.1f",
-		     intro_median(op.lat_ratio, op.pairs, false),
-		     intro_quantile(op.lat_ratio, op.pairs, 0, false),
-		     intro_quantile(op.lat_ratio, op.pairs, 1, false),
-		     intro_median(op.lat_us_with, op.pairs, false),
-		     intro_median(op.lat_us_without, op.pairs, false));
-	intro_metric(name, "pairs=%d rounds=%llu exits_per_s_k=%.1f records=%llu cpu_ratio_median=%.3f cpu_ratio_min=%.3f cpu_ratio_max=%.3f wall_ratio_median=%.3f base_cpu_spread=%.2f bound_cpu_ratio=%.2f",
+	intro_metric(name,
+		     "pairs=%d rounds=%llu exits_per_s_k=%.1f cpu_ratio_median=%.3f cpu_ratio_min=%.3f cpu_ratio_max=%.3f wall_ratio_median=%.3f base_cpu_spread=%.2f bound_cpu_ratio=%.2f",
 		     op.pairs, (unsigned long long)op.rounds,
-		     op.exits_per_s / 1000, (unsigned long long)op.records,
+		     op.exits_per_s / 1000,
 		     cpu, intro_quantile(op.cpu_ratio, op.pairs, 0, false),
-		     intro_quantile(op.cpu_ratio, op.pairs, 1, false), wall,
-		     lo > 0 ? hi / lo : 0, OVERHEAD_RATIO_MAX);
+		     intro_quantile(op.cpu_ratio, op.pairs, 1, false),
+		     intro_median(op.wall_ratio, op.pairs, false),
+		     lo > 0 ? hi / lo : 0, CPU_RATIO_MAX);
 	if (op.pairs < OVERHEAD_MIN_PAIRS) {
 		*reason = "too few interleaved runs in the time budget";
 		return INTRO_SKIP;
 	}
-	if (cpu > OVERHEAD_RATIO_MAX && hi > BASELINE_SPREAD_MAX * lo) {
+	if (cpu > CPU_RATIO_MAX && hi > BASELINE_SPREAD_MAX * lo) {
 		*reason = "baseline runs too noisy to judge";
 		return INTRO_SKIP;
 	}
-	return cpu <= OVERHEAD_RATIO_MAX ? INTRO_PASS : INTRO_FAIL;
+	if (cpu <= CPU_RATIO_MAX)
+		return INTRO_PASS;
+	intro_print_log2_hist("cpu_ratio_x100", op.cpu_ratio_x100, op.pairs,
+			      "percent");
+	return INTRO_FAIL;
+}
+
+static enum intro_verdict check_exit_latency(const char *name,
+					     const char **reason)
+{
+	double ratio = intro_median(op.lat_ratio, op.pairs, false);
+	double iqr = intro_quantile(op.lat_ratio, op.pairs, 0.75, false) -
+		     intro_quantile(op.lat_ratio, op.pairs, 0.25, false);
+
+	intro_metric(name,
+		     "pairs=%d samples=%d with_us=%.1f without_us=%.1f query_us=%.1f added_per_query_median=%.3f min=%.3f max=%.3f iqr=%.3f bound_added_per_query=%.2f",
+		     op.pairs, op.lat_samples,
+		     intro_median(op.lat_us[1], op.pairs, false),
+		     intro_median(op.lat_us[0], op.pairs, false),
+		     intro_median(op.get_us, op.pairs, false), ratio,
+		     intro_quantile(op.lat_ratio, op.pairs, 0, false),
+		     intro_quantile(op.lat_ratio, op.pairs, 1, false), iqr,
+		     LAT_PER_QUERY_MAX);
+	if (op.pairs < OVERHEAD_MIN_PAIRS) {
+		*reason = "too few interleaved runs in the time budget";
+		return INTRO_SKIP;
+	}
+	if (ratio > LAT_PER_QUERY_MAX && iqr > LAT_SPREAD_MAX * ratio) {
+		*reason = "exit latency pairs disagree, too noisy to judge";
+		return INTRO_SKIP;
+	}
+	if (ratio <= LAT_PER_QUERY_MAX)
+		return INTRO_PASS;
+	intro_print_log2_hist("with_us", op.lat_us[1], op.pairs, "us");
+	intro_print_log2_hist("without_us", op.lat_us[0], op.pairs, "us");
+	return INTRO_FAIL;
 }
 
 struct check {
@@ -1172,19 +1298,45 @@ static const struct check checks[] = {
 	{ "record_fields_sane", check_sane },
 	{ "tgid_sums_match_threads", check_sums_verdict },
 	{ "delay_totals_match_threads", check_delay },
-	{ "listener_exit_overhead", check_overhead },
+	{ "listener_cpu_overhead", check_cpu_overhead },
+	{ "listener_exit_latency", check_exit_latency },
 };
 
 /* ---- main ------------------------------------------------------------ */
 
-static bool in_initial_netns(bool *known)
+/*
+ * Exit records go to sockets in init_net only (send_cpu_listeners() uses
+ * genlmsg_unicast(&init_net, ...)), but add_del_listener() does not check
+ * the network namespace. kthreadd (pid 2) always lives in init_net; its
+ * ns link is readable where pid 1's may not be. -1: cannot tell.
+ */
+static int in_initial_netns(void)
 {
 	struct stat self, init;
+	char comm[32] = "";
+	FILE *f;
 
-	*known = !stat("/proc/self/ns/net", &self) &&
-		 !stat("/proc/1/ns/net", &init);
-	return !*known || (self.st_ino == init.st_ino &&
-			   self.st_dev == init.st_dev);
+	f = fopen("/proc/2/comm", "r");
+	if (!f)
+		return -1;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	if (strcmp(comm, "kthreadd\n") || stat("/proc/self/ns/net", &self) ||
+	    stat("/proc/2/ns/net", &init))
+		return -1;
+	return self.st_ino == init.st_ino && self.st_dev == init.st_dev;
+}
+
+/* One single-threaded child: does its exit record reach this socket? */
+static bool records_delivered(int cpu_child)
+{
+	struct harvest h = { .live = true, .parent = getpid() };
+	struct wl_job job = { .cpu = cpu_child, .comm = ST_COMM };
+	struct wl_run run;
+
+	run_child(&job, &h, &run);
+	return run.ok && h.pid_recs;
 }
 
 static int read_int_file(const char *path, int dflt)
@@ -1219,9 +1371,8 @@ int main(int argc, char **argv)
 	struct intro_budget budget;
 	struct intro_opts opts;
 	enum intro_verdict v;
-	bool ns_known;
 	size_t i;
-	int ret;
+	int ret, netns;
 
 	ksft_print_header();
 	intro_parse_opts(argc, argv, &opts);
@@ -1236,20 +1387,21 @@ int main(int argc, char **argv)
 	ts_family = resolve_family();
 	if (ts_family <= 0)
 		ksft_exit_skip("taskstats genetlink family not found\n");
-	if (!in_initial_netns(&ns_known))
-		ksft_exit_skip("not in the initial network namespace\n");
-	if (setsockopt(nl_fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
-		       sizeof(rcvbuf)))
-		ksft_exit_skip("cannot force the socket receive buffer (needs CAP_NET_ADMIN)\n");
 	prepare_deregister();
 	ret = listener_ctl(true);
 	if (ret == -EPERM)
 		ksft_exit_skip("registering an exit listener needs CAP_NET_ADMIN\n");
 	if (ret == -EINVAL)
-		ksft_exit_skip("exit listener refused outside the initial user and pid namespace\n");
+		ksft_exit_skip("listener refused outside the initial user and pid namespace\n");
 	if (ret)
 		ksft_exit_fail_msg("register exit listener: %s\n",
 				   strerror(-ret));
+	netns = in_initial_netns();
+	if (!netns)
+		ksft_exit_skip("not in the initial network namespace\n");
+	if (setsockopt(nl_fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		       sizeof(rcvbuf)))
+		ksft_exit_skip("cannot force the socket receive buffer\n");
 
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -1260,13 +1412,13 @@ int main(int argc, char **argv)
 		cpu_child = cpus[ncpus - 1];
 		intro_pin(0, cpus[0]);
 	}
+	if (netns < 0 && !records_delivered(cpu_child))
+		ksft_exit_skip("no exit records delivered, network namespace unknown\n");
 
+	jiffy_us = intro_jiffy_ns() / NSEC_PER_USEC;
 	ksft_set_plan(ARRAY_SIZE(checks));
 	intro_budget_start(&budget, RUN_DEFAULT_S * opts.scale);
-	records_phase(&opts, cpu_child,
-		      RUN_DEFAULT_S * opts.scale * RECORDS_SHARE);
-	if (!rp.got_pid && !ns_known)
-		ksft_exit_skip("no exit records delivered (network namespace unknown)\n");
+	records_phase(cpu_child, RUN_DEFAULT_S * opts.scale * RECORDS_SHARE);
 	overhead_phase(&opts, cpu_child, &budget);
 	listener_ctl(false);
 
