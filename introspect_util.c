@@ -317,6 +317,40 @@ char intro_kconfig(const char *name)
 	return r;
 }
 
+/*
+ * PREEMPT_DYNAMIC without debugfs: the last "preempt=" of the command line
+ * (kernel/sched/core.c: setup_preempt_mode()), else the build default
+ * (the PREEMPT_NONE / PREEMPT_VOLUNTARY / PREEMPT choice of Kconfig).
+ */
+static const char *dynamic_preempt_model(const char * const *models,
+					 size_t n)
+{
+	const char *found = NULL;
+	static char cmd[4096];
+	size_t i;
+	char *p;
+
+	if (!read_line("/proc/cmdline", cmd, sizeof(cmd))) {
+		for (p = strstr(cmd, "preempt="); p;
+		     p = strstr(p + 1, "preempt=")) {
+			if (p != cmd && p[-1] != ' ')
+				continue;
+			for (i = 0; i < n; i++)
+				if (!strncmp(p + 8, models[i], strlen(models[i])))
+					found = models[i];
+		}
+	}
+	if (found)
+		return found;
+	if (intro_kconfig("PREEMPT_NONE") == 'y')
+		return "none";
+	if (intro_kconfig("PREEMPT_VOLUNTARY") == 'y')
+		return "voluntary";
+	if (intro_kconfig("PREEMPT") == 'y')
+		return "full";
+	return "dynamic";
+}
+
 const char *intro_preempt_model(void)
 {
 	static const char * const models[] = {
@@ -345,7 +379,7 @@ const char *intro_preempt_model(void)
 	if (strstr(u.version, "PREEMPT_RT"))
 		return "rt";
 	if (strstr(u.version, "PREEMPT_DYNAMIC"))
-		return "dynamic";
+		return dynamic_preempt_model(models, ARRAY_SIZE(models));
 	if (strstr(u.version, "PREEMPT "))
 		return "full";
 	return "none";

@@ -199,7 +199,8 @@ char intro_kconfig(const char *name);
  * needs debugfs), else /sys/kernel/realtime (PREEMPT_RT), else the
  * "PREEMPT_RT"/"PREEMPT"/"PREEMPT_DYNAMIC" words of uname -v
  * (init/build-utsversion.sh). A PREEMPT_DYNAMIC kernel without debugfs
- * reports "dynamic".
+ * is judged from "preempt=" on /proc/cmdline, else from the Kconfig
+ * default in /boot/config-*, else reported as "dynamic".
  */
 const char *intro_preempt_model(void);
 
