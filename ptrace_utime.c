@@ -664,7 +664,7 @@ static void judge_runs(const struct check *c, const struct run *runs)
 	struct pool p = pool_runs(runs, run_ratio);
 
 	intro_metric(c->name,
-		     "median_ratio=%.3f min_ratio=%.3f max_ratio=%.3f pooled_ratio=%.3f runs=%d work_us=%.1f user_ticks=%.0f sigma_ratio=%.3f max_sigma_ratio=%.3f cpu_share=%.2f steal_pct=%.1f lo_ratio=%.2f hi_ratio=%.2f",
+		     "median_ratio=%.3f min_ratio=%.3f max_ratio=%.3f pooled_ratio=%.3f runs=%d work_us=%.1f user_ticks=%.0f sigma_ratio=%.3f max_sigma_ratio=%.3f cpu_share=%.2f steal_pct=%.1f bound_lo_ratio=%.2f bound_hi_ratio=%.2f",
 		     p.med, p.min, p.max, p.utime / p.truth, p.runs,
 		     p.truth / p.syscalls / NSEC_PER_USEC,
 		     p.truth / lab.jiffy_ns, pool_sigma(&p), c->max_sigma,
@@ -703,7 +703,7 @@ static void judge_cross(const struct check *c)
 	struct pool b = pool_runs(lab.cross, run_bias_us);
 
 	intro_metric(c->name,
-		     "median_ratio=%.3f min_ratio=%.3f max_ratio=%.3f median_bias_us=%.2f runs=%d work_us=%.1f user_ticks=%.0f sigma_ratio=%.3f max_sigma_ratio=%.3f lo_ratio=%.2f hi_ratio=%.2f",
+		     "median_ratio=%.3f min_ratio=%.3f max_ratio=%.3f median_bias_us=%.2f runs=%d work_us=%.1f user_ticks=%.0f sigma_ratio=%.3f max_sigma_ratio=%.3f bound_lo_ratio=%.2f bound_hi_ratio=%.2f",
 		     p.med, p.min, p.max, b.med, p.runs,
 		     levels[CROSS_LEVEL].work_us, p.truth / lab.jiffy_ns,
 		     pool_sigma(&p), c->max_sigma, c->lo, c->hi);
@@ -728,7 +728,7 @@ static void judge_ratio(const struct check *c)
 			v[n++] = run_ratio(&t[i]) / run_ratio(&u[i]);
 	med = intro_median(v, n, false);
 	intro_metric(c->name,
-		     "median_ratio=%.3f min_ratio=%.3f max_ratio=%.3f traced_ratio=%.3f untraced_ratio=%.3f runs=%d work_us=%.1f sigma_ratio=%.3f max_sigma_ratio=%.3f cpu_share=%.2f lo_ratio=%.2f hi_ratio=%.2f",
+		     "median_ratio=%.3f min_ratio=%.3f max_ratio=%.3f traced_ratio=%.3f untraced_ratio=%.3f runs=%d work_us=%.1f sigma_ratio=%.3f max_sigma_ratio=%.3f cpu_share=%.2f bound_lo_ratio=%.2f bound_hi_ratio=%.2f",
 		     med, intro_quantile(v, n, 0, false),
 		     intro_quantile(v, n, 1, false), pt.med, pu.med, n,
 		     levels[c->level].work_us,
@@ -748,7 +748,7 @@ static void judge_bias(const struct check *c)
 			  NSEC_PER_USEC;
 
 	intro_metric(c->name,
-		     "median_bias_us=%.2f min_bias_us=%.2f max_bias_us=%.2f runs=%d work_us=%.1f syscalls=%.0f sigma_us=%.2f max_sigma_us=%.2f cpu_share=%.2f lo_us=%.2f hi_us=%.2f",
+		     "median_bias_us=%.2f min_bias_us=%.2f max_bias_us=%.2f runs=%d work_us=%.1f syscalls=%.0f sigma_us=%.2f max_sigma_us=%.2f cpu_share=%.2f bound_lo_us=%.2f bound_hi_us=%.2f",
 		     p.med, p.min, p.max, p.runs, levels[c->level].work_us,
 		     p.syscalls, sigma_us, c->max_sigma, p.share, c->lo, c->hi);
 	verdict(c, p.runs, sigma_us, undersampled(&p), false, p.med);
@@ -775,7 +775,7 @@ static void judge_cover(const struct check *c)
 		wall += p.wall;
 	}
 	intro_metric(c->name,
-		     "min_median_ratio=%.3f runs=%d steal_pct=%.1f lo_ratio=%.2f",
+		     "min_median_ratio=%.3f runs=%d steal_pct=%.1f bound_lo_ratio=%.2f",
 		     worst, runs, 100 * steal / wall, c->lo);
 	/* stolen time is in the truth but not in rtime */
 	verdict(c, runs, 0, steal > STEAL_MAX * wall, false, worst);
