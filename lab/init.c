@@ -8,10 +8,14 @@
  * /introspect, one after the other, each in its own process group with a
  * timeout, and powers the machine off (qemu -no-reboot then exits).
  *
- * The kernel passes everything after "--" on its command line to init:
- *   /init TIMEOUT_S SCALE PROG...
+ * The kernel passes everything after "--" on its command line to init
+ * (after any unknown bare word of the boot line, hence the marker):
+ *   /init [...] lab-run TIMEOUT_S SCALE PROG...
  * TIMEOUT_S: seconds each program may run (the collection's `settings`);
  * SCALE: "-" or a factor passed to every program as "--scale SCALE".
+ * /lab/PROG.args, if present, holds more arguments for PROG (words
+ * separated by blanks; lab/lab writes it from KSELFTEST_<PROG>_ARGS, the
+ * variable the kselftest runner uses for the same purpose).
  *
  * Everything the host parses is one line on the console:
  *   LAB-INFO <key>: <value>
@@ -38,7 +42,8 @@
 #include <unistd.h>
 
 #define PROG_DIR	"/introspect"
-#define MAX_ARGS	8
+#define ARGS_DIR	"/lab"
+#define MAX_ARGS	32
 
 /* SIGALRM only has to interrupt waitpid(): EINTR there means timeout */
 static void on_alarm(int sig)
@@ -79,6 +84,29 @@ static void mount_fs(const char *src, const char *dir, const char *type)
 		printf("LAB-INFO mount %s: %s\n", dir, strerror(errno));
 }
 
+/* append the words of ARGS_DIR/@prog.args to @argv (@argc in/out) */
+static void add_file_args(const char *prog, char **argv, int *argc)
+{
+	static char buf[1024];
+	char path[256];
+	char *word, *save;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s.args", ARGS_DIR, prog);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (word = strtok_r(buf, " \t\n", &save); word && *argc < MAX_ARGS - 1;
+	     word = strtok_r(NULL, " \t\n", &save))
+		argv[(*argc)++] = word;
+}
+
 /* run one program; returns nothing, prints its LAB-END line */
 static void run_prog(const char *prog, unsigned int timeout_s,
 		     const char *scale)
@@ -87,7 +115,7 @@ static void run_prog(const char *prog, unsigned int timeout_s,
 	char *argv[MAX_ARGS];
 	double start;
 	bool timed_out = false;
-	int argc = 0;
+	int argc = 0, i;
 	int status = 0;
 	pid_t pid, got;
 
@@ -97,9 +125,13 @@ static void run_prog(const char *prog, unsigned int timeout_s,
 		argv[argc++] = "--scale";
 		argv[argc++] = (char *)scale;
 	}
+	add_file_args(prog, argv, &argc);
 	argv[argc] = NULL;
 
-	printf("LAB-BEGIN %s\n", prog);
+	printf("LAB-BEGIN %s", prog);
+	for (i = 1; i < argc; i++)
+		printf(" %s", argv[i]);
+	printf("\n");
 	fflush(stdout);
 	start = now_s();
 	pid = fork();
@@ -155,6 +187,7 @@ int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };
 	unsigned int timeout_s;
+	const char *scale;
 	int i;
 
 	mount_fs("proc", "/proc", "proc");
@@ -173,14 +206,17 @@ int main(int argc, char **argv)
 		   "/sys/devices/system/clocksource/clocksource0/current_clocksource");
 	print_file("uptime-at-init", "/proc/uptime");
 
-	if (argc < 4) {
-		printf("LAB-INFO usage: init TIMEOUT_S SCALE PROG...\n");
+	for (i = 1; i < argc && strcmp(argv[i], "lab-run"); i++)
+		;
+	if (argc - i < 4) {
+		printf("LAB-INFO usage: init lab-run TIMEOUT_S SCALE PROG...\n");
 	} else {
-		timeout_s = strtoul(argv[1], NULL, 10);
+		timeout_s = strtoul(argv[i + 1], NULL, 10);
 		if (!timeout_s)
 			timeout_s = 45;
-		for (i = 3; i < argc; i++)
-			run_prog(argv[i], timeout_s, argv[2]);
+		scale = argv[i + 2];
+		for (i += 3; i < argc; i++)
+			run_prog(argv[i], timeout_s, scale);
 	}
 
 	print_file("uptime-at-poweroff", "/proc/uptime");
