@@ -56,13 +56,6 @@
  */
 
 /*
- * The medians spread this many times the binomial error, and how far out
- * a value must be to fail a check whose ticks do not resolve its bounds.
- */
-#define OVERDISPERSION		2.0
-#define STRONG_Z		4.0
-
-/*
  * untraced, medium and long work: locked median 1.01, 0.96-1.05; loaded
  * 0.80-1.05 (the two below 0.85 had stolen or preempted time in their
  * truth, now skipped: see undersampled()). No mutant changes it.
@@ -630,20 +623,22 @@ static bool undersampled(const struct pool *p)
 }
 
 /*
- * PASS needs the ticks to resolve the bounds (@sigma <= max_sigma). A
- * value outside a bound fails when they do, or when it is out by more
- * than STRONG_Z effective sigmas even though they do not (so that on a
- * slow machine, e.g. qemu TCG, a grossly wrong utime still fails while a
- * healthy one skips). A value on a side that undersampled runs can
- * explain (@low_unsure, @high_unsure) skips instead of failing.
+ * A verdict needs the ticks to resolve the bounds (@sigma <= max_sigma);
+ * otherwise the check skips, however far out the value is. An earlier
+ * version also failed values far outside a bound with unresolved ticks;
+ * under qemu TCG (lab, Linux 6.12.117, healthy kernel) the traced 2 us
+ * level then read 4.2-6.7 with 5-6 user ticks and the 10 us level 12.7
+ * with 2: with that few ticks the sampling is biased (kernel time of the
+ * stops lands in user ticks), not just noisy, so no sigma multiple is
+ * safe. A value on a side that undersampled runs can explain
+ * (@low_unsure, @high_unsure) skips instead of failing.
  */
 static void verdict(const struct check *c, int runs, double sigma,
 		    bool low_unsure, bool high_unsure, double value)
 {
-	double far = STRONG_Z * OVERDISPERSION * sigma;
 	bool resolved = sigma <= c->max_sigma;
-	bool low = value < c->lo && (resolved || value < c->lo - far);
-	bool high = value > c->hi && (resolved || value > c->hi + far);
+	bool low = value < c->lo && resolved;
+	bool high = value > c->hi && resolved;
 
 	if (runs < REPS)
 		intro_result(c->name, INTRO_SKIP,
