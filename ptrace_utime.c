@@ -58,10 +58,13 @@
 /*
  * untraced, medium and long work: locked median 1.01, 0.96-1.05; loaded
  * 0.80-1.05 (the two below 0.85 had stolen or preempted time in their
- * truth, now skipped: see undersampled()). No mutant changes it.
+ * truth, now skipped: see undersampled()). Under qemu TCG (lab, healthy
+ * 6.12, 22 boots) 1.02-1.23: the emulated syscalls' kernel time lands in
+ * user ticks; an upper bound of 1.20 failed four of those boots. No
+ * mutant changes it: it is the control that the instrument works.
  */
 #define UNTRACED_LO		0.85
-#define UNTRACED_HI		1.20
+#define UNTRACED_HI		1.40
 #define UNTRACED_MAX_SIGMA	0.05	/* typical 0.02 */
 
 /*

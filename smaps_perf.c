@@ -70,15 +70,16 @@ static void note(const char *topic, const char *fmt, ...)
 #define SMAPS_MAPS_MAX_RATIO	10.0
 
 /*
- * smaps/smaps_rollup. Run medians: locked 4.54..8.33 (median 6.99),
- * unlocked 5.50..7.79, TCG 8.16..11.92; single repetitions 3.7..11.1 (TCG
- * 5.1..22.7). Upper bound 16: 1.34x the largest TCG run median, 1.9x the
- * largest native one; the 20 us mutant gives (6.8 + 24) / 1.0 ~ 30 here
- * and 13..22 in TCG (fails on a quiet host only). Lower bound 2: a
- * rollup costing half of smaps has lost its reason to exist (it walks the
- * same page tables but prints once); 2.3x below the smallest run median.
+ * smaps/smaps_rollup: rollup must stay several times cheaper than smaps.
+ * Run medians: locked 4.54..8.33 (median 6.99), unlocked 5.50..7.79, TCG
+ * on Debian 6.1 8.16..11.92, TCG on the lab's 6.12 10.96..15.30 and 27.5
+ * and 33.3 on two healthy boots. Lower bound 2: a rollup costing half of
+ * smaps has lost its reason to exist (it walks the same page tables but
+ * prints once); 2.3x below the smallest run median. There is no upper
+ * bound: an earlier 16 failed those two healthy TCG boots, above the
+ * 20 us-per-VMA mutant's 27.9 there; extra smaps-only cost is
+ * smaps_vs_maps_cost's to catch (13.5 in TCG, ~19 here).
  */
-#define SMAPS_ROLLUP_MAX_RATIO	16.0
 #define SMAPS_ROLLUP_MIN_RATIO	2.0
 
 /*
@@ -1096,17 +1097,15 @@ static enum intro_verdict check_smaps_vs_rollup(const char *name,
 
 	*reason = cost_skip_reason();
 	v = *reason ? INTRO_SKIP :
-	    r.median >= SMAPS_ROLLUP_MIN_RATIO &&
-	    r.median <= SMAPS_ROLLUP_MAX_RATIO ? INTRO_PASS : INTRO_FAIL;
+	    r.median >= SMAPS_ROLLUP_MIN_RATIO ? INTRO_PASS : INTRO_FAIL;
 	if (v == INTRO_FAIL || run.opts.verbose)
 		print_ratios("smaps_rollup", T_LARGE, F_SMAPS, T_LARGE,
 			     F_ROLLUP);
 	intro_metric(name,
-		     "smaps_us_per_vma=%.3f rollup_us_per_vma=%.3f ratio=%.2f ratio_min=%.2f ratio_max=%.2f reps=%d vmas=%ld bound_min_ratio=%.1f bound_max_ratio=%.1f",
+		     "smaps_us_per_vma=%.3f rollup_us_per_vma=%.3f ratio=%.2f ratio_min=%.2f ratio_max=%.2f reps=%d vmas=%ld bound_min_ratio=%.1f",
 		     us_per_vma(T_LARGE, F_SMAPS),
 		     us_per_vma(T_LARGE, F_ROLLUP), r.median, r.min, r.max,
-		     run.reps, run.tgt[T_LARGE].vmas, SMAPS_ROLLUP_MIN_RATIO,
-		     SMAPS_ROLLUP_MAX_RATIO);
+		     run.reps, run.tgt[T_LARGE].vmas, SMAPS_ROLLUP_MIN_RATIO);
 	return v;
 }
 
