@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * introspect_util.c - helpers shared by the introspect programs; see
+ * Helpers shared by the introspect programs; see
  * introspect_util.h for what each function promises.
  */
 #define _GNU_SOURCE

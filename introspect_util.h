@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * introspect_util.h - what the four introspect programs share: CPU pinning,
+ * What the four introspect programs share: CPU pinning,
  * clocks, the jiffy, sample statistics, the time budget, per-program
  * arguments, the environment line, and KTAP result/metric lines.
  *
