@@ -58,21 +58,30 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* print the first line of @path as "LAB-INFO @label: ..." */
-static void print_file(const char *label, const char *path)
+/* read up to @len - 1 bytes of @path into @buf, NUL-terminated; 0 or -1 */
+static int read_small_file(const char *path, char *buf, size_t len)
 {
-	char buf[512];
 	ssize_t n;
 	int fd;
 
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
-		return;
-	n = read(fd, buf, sizeof(buf) - 1);
+		return -1;
+	n = read(fd, buf, len - 1);
 	close(fd);
 	if (n <= 0)
-		return;
+		return -1;
 	buf[n] = '\0';
+	return 0;
+}
+
+/* print the first line of @path as "LAB-INFO @label: ..." */
+static void print_file(const char *label, const char *path)
+{
+	char buf[512];
+
+	if (read_small_file(path, buf, sizeof(buf)))
+		return;
 	buf[strcspn(buf, "\n")] = '\0';
 	printf("LAB-INFO %s: %s\n", label, buf);
 }
@@ -90,18 +99,10 @@ static void add_file_args(const char *prog, char **argv, int *argc)
 	static char buf[1024];
 	char path[256];
 	char *word, *save;
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s.args", ARGS_DIR, prog);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
+	if (read_small_file(path, buf, sizeof(buf)))
 		return;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
 	for (word = strtok_r(buf, " \t\n", &save); word && *argc < MAX_ARGS - 1;
 	     word = strtok_r(NULL, " \t\n", &save))
 		argv[(*argc)++] = word;
