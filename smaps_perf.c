@@ -60,18 +60,18 @@ static void note(const char *topic, const char *fmt, ...)
  *
  * smaps/maps. Run medians: locked 3.66..4.84 (median 4.21), unlocked
  * 3.84..5.79, TCG 4.69..6.59; single repetitions 2.9..7.4 (TCG 2.8..11.5).
- * The lab's healthy 6.12 boots in TCG (52): 5.05..7.82; 74 soak runs here
+ * The lab's healthy 6.12 boots in TCG (82): 5.05..7.98; 74 soak runs here
  * (idle, loaded, throttled): at most 4.79.
  * A show_smap() doing 20 us more per VMA (udelay(20), the lab's mutant)
  * costs 1.2 x 20 us more per VMA (the records shown twice, see read_cost()):
  * (6.8 + 24) / 1.6 ~ 19 here. In TCG its 24 us are real time, not
- * emulated, against 22..100 us of emulated smaps: 9.18..13.74 in 7 lab
+ * emulated, against 22..100 us of emulated smaps: 9.18..13.74 in 9 lab
  * boots, ~7..9 estimated when the host is loaded (a miss, not a guess).
- * Bound 9: 1.15x the largest healthy TCG figure, 1.9x the largest native
+ * Bound 9: 1.13x the largest healthy TCG figure, 1.9x the largest native
  * one, 0.98x the smallest mutant one (a boot on a slow host: under TCG
  * this check cannot promise more). It was 10, which the mutant cleared by
  * 0.4% and 1.7% in two of its first four boots. The revert of the number
- * printer speed-up (d1be35cb6f96) reads 9.4..10.2 in TCG (6 boots), above
+ * printer speed-up (d1be35cb6f96) reads 9.4..10.2 in TCG (8 boots), above
  * the bound too; natively it was not measured.
  */
 #define SMAPS_MAPS_MAX_RATIO	9.0
