@@ -105,7 +105,7 @@
  * and send it, so the unit scales with the machine and with what the
  * kernel's config puts into a record. Median over pairs.
  * Here (6.18, task_delayacct 0): 0.61 [0.54..0.67] in 40 runs (exit 15.2
- * -> 18.5 us, query 5.4 us); 0.50..0.68 in 74 soak runs idle, loaded and
+ * -> 18.5 us, query 5.4 us); 0.50..0.68 in 134 soak runs idle, loaded and
  * throttled. In qemu TCG on this host: the lab's 6.12, 92 healthy boots,
  * 0.56..0.85; Debian's 6.1 cloud kernel, 5 boots 0.85..1.27, and 14 boots
  * with the host loaded (stress-ng on both CPUs) 1.10..2.44. A udelay(50)
@@ -121,7 +121,8 @@
  * one: a fault there may make them long too): the share of them longer
  * than half a jiffy, which an exit (15 us here, 60..200 us in TCG) or a
  * query only takes when the CPU was given to someone else (median over
- * pairs). Here 0.00 %; TCG on a quiet host 0.00 % (16 boots, the mutant's
+ * pairs). Here 0.00 % idle, 0.27..0.44 % beside stress-ng on every CPU
+ * (20 soak runs each); TCG on a quiet host 0.00 % (16 boots, the mutant's
  * included); TCG on the loaded host 1.5..5.2 % (3 boots; the one above
  * the bound, 2.44, read 5.2). Above LAT_INTERRUPTED_PCT_MAX a run over
  * the bound is a SKIP, as is one whose pairs disagree (IQR above
