@@ -60,7 +60,7 @@ static void note(const char *topic, const char *fmt, ...)
  *
  * smaps/maps. Run medians: locked 3.66..4.84 (median 4.21), unlocked
  * 3.84..5.79, TCG 4.69..6.59; single repetitions 2.9..7.4 (TCG 2.8..11.5).
- * The lab's healthy 6.12 boots in TCG (82): 5.05..7.98; 74 soak runs here
+ * The lab's healthy 6.12 boots in TCG (88): 5.05..7.98; 74 soak runs here
  * (idle, loaded, throttled): at most 4.79.
  * A show_smap() doing 20 us more per VMA (udelay(20), the lab's mutant)
  * costs 1.2 x 20 us more per VMA (the records shown twice, see read_cost()):

@@ -106,7 +106,7 @@
  * kernel's config puts into a record. Median over pairs.
  * Here (6.18, task_delayacct 0): 0.61 [0.54..0.67] in 40 runs (exit 15.2
  * -> 18.5 us, query 5.4 us); 0.50..0.68 in 134 soak runs idle, loaded and
- * throttled. In qemu TCG on this host: the lab's 6.12, 92 healthy boots,
+ * throttled. In qemu TCG on this host: the lab's 6.12, 89 healthy boots,
  * 0.56..0.85; Debian's 6.1 cloud kernel, 5 boots 0.85..1.27, and 14 boots
  * with the host loaded (stress-ng on both CPUs) 1.10..2.44. A udelay(50)
  * per exit with a listener (the lab's mutant) read 1.73..3.03 in 14 TCG
@@ -1094,6 +1094,7 @@ static void overhead_phase(const struct intro_opts *opts, int cpu_child,
 	double per_round_s, run_s = OVH_RUN_S;
 	struct wl_job job, job_lat;
 	struct wl_run with, without;
+	__u64 half_jiffy_ns = intro_jiffy_ns() / 2;
 	__u64 exits_ns = 0;
 	int i;
 
@@ -1142,9 +1143,9 @@ static void overhead_phase(const struct intro_opts *opts, int cpu_child,
 		/* not the exits with a listener: they are what is judged */
 		op.interrupted_pct[i] = 100.0 *
 			(count_above(with.out.lat_ns[0], with.out.nlat[0],
-				     intro_jiffy_ns() / 2) +
+				     half_jiffy_ns) +
 			 count_above(with.out.get_ns, with.out.nget,
-				     intro_jiffy_ns() / 2)) /
+				     half_jiffy_ns)) /
 			(with.out.nlat[0] + with.out.nget);
 		op.lat_samples += with.out.nlat[0] + with.out.nlat[1];
 		op.exits += without.out.threads + 1;
