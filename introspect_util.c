@@ -1,42 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Helpers shared by the introspect programs; see
- * introspect_util.h for what each function promises.
+ * Helpers shared by the introspect programs; introspect_util.h says what
+ * each one promises.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "introspect_util.h"
 
-/*
- * Line-buffer stdout before main() runs: 6.12's ksft_print_header() does
- * it, 6.1's does not, and the 6.1 runner does not wrap programs in
- * stdbuf, so a program killed by the runner's timeout would lose its
- * buffered KTAP (and a fork() would duplicate it).
- */
-static void __attribute__((constructor)) line_buffer_stdout(void)
-{
-	setvbuf(stdout, NULL, _IOLBF, 0);
-}
+#define FIGURES_MAX	512
+
+static const char *force_fail;	/* --force-fail: a check name or "all" */
+static char figures_check[128];
+static char figures[FIGURES_MAX];
 
 uint64_t intro_clock_ns(clockid_t clk)
 {
 	struct timespec ts;
 
 	if (clock_gettime(clk, &ts))
-		ksft_exit_fail_msg("clock_gettime(%d): %s\n", (int)clk,
-				   strerror(errno));
+		ksft_exit_fail_perror("clock_gettime");
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
@@ -45,8 +45,7 @@ uint64_t intro_jiffy_ns(void)
 	struct timespec ts;
 
 	if (clock_getres(CLOCK_MONOTONIC_COARSE, &ts))
-		ksft_exit_fail_msg("clock_getres(CLOCK_MONOTONIC_COARSE): %s\n",
-				   strerror(errno));
+		ksft_exit_fail_perror("clock_getres(CLOCK_MONOTONIC_COARSE)");
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
@@ -90,78 +89,33 @@ void intro_sort(double *v, size_t n)
 	qsort(v, n, sizeof(*v), cmp_double);
 }
 
-/* Sorted copy of @v, or @v itself when already sorted; NULL on ENOMEM. */
-static const double *sorted_view(const double *v, size_t n, bool sorted,
-				 double **copy)
-{
-	*copy = NULL;
-	if (sorted)
-		return v;
-	*copy = malloc(n * sizeof(*v));
-	if (!*copy)
-		ksft_exit_fail_msg("statistics: out of memory for %zu samples\n",
-				   n);
-	memcpy(*copy, v, n * sizeof(*v));
-	intro_sort(*copy, n);
-	return *copy;
-}
-
 double intro_quantile(const double *v, size_t n, double q, bool sorted)
 {
-	const double *s;
-	double *copy, pos, frac, r;
+	double *copy = NULL, pos, r;
+	const double *s = v;
 	size_t lo;
 
 	if (!n)
 		return NAN;
-	if (q < 0)
-		q = 0;
-	if (q > 1)
-		q = 1;
-	s = sorted_view(v, n, sorted, &copy);
+	q = q < 0 ? 0 : q > 1 ? 1 : q;
+	if (!sorted) {
+		copy = malloc(n * sizeof(*v));
+		if (!copy)
+			ksft_exit_fail_perror("statistics");
+		memcpy(copy, v, n * sizeof(*v));
+		intro_sort(copy, n);
+		s = copy;
+	}
 	pos = q * (double)(n - 1);
 	lo = (size_t)pos;
-	frac = pos - (double)lo;
 	r = s[lo];
 	if (lo + 1 < n)
-		r += frac * (s[lo + 1] - s[lo]);
+		r += (pos - (double)lo) * (s[lo + 1] - s[lo]);
 	free(copy);
 	return r;
 }
 
-double intro_trimmed_mean(const double *v, size_t n, double frac, bool sorted)
-{
-	const double *s;
-	double *copy, sum = 0;
-	size_t cut, i;
-
-	if (!n)
-		return NAN;
-	if (frac < 0)
-		frac = 0;
-	if (frac >= 0.5)
-		frac = 0.49;
-	cut = (size_t)(frac * (double)n);
-	s = sorted_view(v, n, sorted, &copy);
-	for (i = cut; i < n - cut; i++)
-		sum += s[i];
-	free(copy);
-	return sum / (double)(n - 2 * cut);
-}
-
-double intro_frac_at_least(const double *v, size_t n, double threshold)
-{
-	size_t i, k = 0;
-
-	if (!n)
-		return NAN;
-	for (i = 0; i < n; i++)
-		if (v[i] >= threshold)
-			k++;
-	return (double)k / (double)n;
-}
-
-void intro_print_log2_hist(const char *label, const double *v, size_t n,
+void intro_print_log2_hist(const char *check, const double *v, size_t n,
 			   const char *unit)
 {
 	size_t count[64] = { 0 };
@@ -170,31 +124,38 @@ void intro_print_log2_hist(const char *label, const double *v, size_t n,
 
 	for (i = 0; i < n; i++) {
 		b = v[i] < 2 ? 0 : (int)floor(log2(v[i]));
-		if (b > 63)
-			b = 63;
-		count[b]++;
+		count[b > 63 ? 63 : b]++;
 	}
 	for (b = 0; b < 64; b++)
 		if (count[b])
-			ksft_print_msg("%s: [%.0f, %.0f) %s: %zu\n", label,
-				       b ? ldexp(1, b) : 0, ldexp(1, b + 1),
-				       unit, count[b]);
+			ksft_print_msg("%s: bucket_lo_%s=%.0f bucket_hi_%s=%.0f count=%zu\n",
+				       check, unit, b ? ldexp(1, b) : 0, unit,
+				       ldexp(1, b + 1), count[b]);
 }
 
-static void print_usage(const char *prog)
+static void print_usage(FILE *f, const char *argv0,
+			const struct intro_prog *prog)
 {
-	printf("usage: %s [-s|--scale F] [-v|--verbose] [-h|--help]\n"
-	       "  -s F  scale the time budget and sample counts by F (0.05..20)\n"
-	       "  -v    print per-sample detail and histograms on pass too\n"
-	       "The kselftest runner appends KSELFTEST_<PROG>_ARGS to argv.\n",
-	       prog);
+	fprintf(f, "usage: %s [-s F] [-v] [--force-fail CHECK] [-h]\n\n%s\n",
+		argv0, prog->usage);
+	fprintf(f, "options:\n"
+		"  -s, --scale F         time budget and sample counts times F (%.2g to %.2g;\n"
+		"                        other values are clamped)\n"
+		"  -v, --verbose         per-sample detail and histograms on pass too\n"
+		"  --force-fail CHECK    report CHECK (or all) as failed, figures unchanged:\n"
+		"                        to test how a failure reaches CI logs\n"
+		"  -h, --help            this text\n"
+		"The kselftest runner appends KSELFTEST_<PROG>_ARGS to the arguments.\n",
+		prog->min_scale, prog->max_scale);
 }
 
-void intro_parse_opts(int argc, char **argv, struct intro_opts *opts)
+void intro_parse_opts(int argc, char **argv, const struct intro_prog *prog,
+		      struct intro_opts *opts)
 {
 	static const struct option longopts[] = {
 		{ "scale", required_argument, NULL, 's' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "force-fail", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -208,27 +169,30 @@ void intro_parse_opts(int argc, char **argv, struct intro_opts *opts)
 		case 's':
 			errno = 0;
 			opts->scale = strtod(optarg, &end);
-			if (errno || *end || !(opts->scale >= 0.05) ||
-			    opts->scale > 20) {
-				print_usage(argv[0]);
-				ksft_exit_fail_msg("bad --scale '%s'\n", optarg);
-			}
+			if (errno || *end || !(opts->scale > 0))
+				goto bad;
 			break;
 		case 'v':
 			opts->verbose = true;
 			break;
+		case 'F':
+			force_fail = optarg;
+			break;
 		case 'h':
-			print_usage(argv[0]);
+			print_usage(stdout, argv[0], prog);
 			exit(KSFT_PASS);
 		default:
-			print_usage(argv[0]);
-			ksft_exit_fail_msg("bad arguments\n");
+			goto bad;
 		}
 	}
-	if (optind < argc) {
-		print_usage(argv[0]);
-		ksft_exit_fail_msg("unexpected argument '%s'\n", argv[optind]);
-	}
+	if (optind < argc)
+		goto bad;
+	opts->requested_scale = opts->scale;
+	opts->scale = fmax(prog->min_scale, fmin(prog->max_scale, opts->scale));
+	return;
+bad:
+	print_usage(stderr, argv[0], prog);
+	exit(KSFT_FAIL);
 }
 
 void intro_budget_start(struct intro_budget *b, double seconds)
@@ -259,6 +223,7 @@ pid_t intro_fork(void)
 	pid = fork();
 	if (pid)
 		return pid;
+	/* the parent may have died before prctl() ran */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 		_exit(KSFT_FAIL);
 	return 0;
@@ -273,55 +238,77 @@ void intro_kill_wait(pid_t pid)
 		;
 }
 
-/* Read the first line of @path into @buf; 0 or -1. */
-static int read_line(const char *path, char *buf, size_t len)
+ssize_t intro_read_file(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "r");
-	char *nl;
+	ssize_t n = 0, got = 0;
+	int fd;
 
-	if (!f)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
-	if (!fgets(buf, (int)len, f)) {
-		fclose(f);
-		return -1;
+	while ((size_t)got < len - 1) {
+		n = read(fd, buf + got, len - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += n;
 	}
-	fclose(f);
-	nl = strchr(buf, '\n');
-	if (nl)
-		*nl = '\0';
-	return 0;
+	close(fd);
+	if (n < 0)
+		return -1;
+	if (got && buf[got - 1] == '\n')
+		got--;
+	buf[got] = '\0';
+	return got;
+}
+
+static FILE *open_kconfig(bool *piped)
+{
+	char path[128];
+	struct utsname u;
+	FILE *f = NULL;
+
+	*piped = false;
+	if (!uname(&u)) {
+		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+		f = fopen(path, "r");
+	}
+	if (!f && !access("/proc/config.gz", R_OK)) {
+		f = popen("gzip -dc /proc/config.gz 2>/dev/null", "r");
+		*piped = f;
+	}
+	return f;
 }
 
 char intro_kconfig(const char *name)
 {
-	char path[128], line[256], want[96];
-	struct utsname u;
+	char line[256], want[96];
+	char r = '?';
+	bool piped;
 	size_t wl;
-	char r = 'n';
 	FILE *f;
 
-	if (uname(&u))
-		return '?';
-	snprintf(path, sizeof(path), "/boot/config-%s", u.release);
-	f = fopen(path, "r");
+	f = open_kconfig(&piped);
 	if (!f)
 		return '?';
 	wl = (size_t)snprintf(want, sizeof(want), "CONFIG_%s=", name);
 	while (fgets(line, sizeof(line), f)) {
+		if (r == '?')
+			r = 'n';	/* something was read */
 		if (!strncmp(line, want, wl)) {
 			r = line[wl] == 'm' ? 'm' : 'y';
 			break;
 		}
 	}
-	fclose(f);
+	if (piped)
+		pclose(f);
+	else
+		fclose(f);
 	return r;
 }
 
-/*
- * PREEMPT_DYNAMIC without debugfs: the last "preempt=" of the command line
- * (kernel/sched/core.c: setup_preempt_mode()), else the build default
- * (the PREEMPT_NONE / PREEMPT_VOLUNTARY / PREEMPT choice of Kconfig).
- */
+/* The last "preempt=" of the command line, else the Kconfig default. */
 static const char *dynamic_preempt_model(const char * const *models,
 					 size_t n)
 {
@@ -330,7 +317,7 @@ static const char *dynamic_preempt_model(const char * const *models,
 	size_t i;
 	char *p;
 
-	if (!read_line("/proc/cmdline", cmd, sizeof(cmd))) {
+	if (intro_read_file("/proc/cmdline", cmd, sizeof(cmd)) >= 0) {
 		for (p = strstr(cmd, "preempt="); p;
 		     p = strstr(p + 1, "preempt=")) {
 			if (p != cmd && p[-1] != ' ')
@@ -356,108 +343,119 @@ const char *intro_preempt_model(void)
 	static const char * const models[] = {
 		"none", "voluntary", "full", "lazy",
 	};
-	static char dyn[16];
-	char line[128];
+	char line[128], want[16];
 	struct utsname u;
 	size_t i;
 	char *p;
 
-	if (!read_line("/sys/kernel/realtime", line, sizeof(line)) &&
+	if (intro_read_file("/sys/kernel/realtime", line, sizeof(line)) > 0 &&
 	    line[0] == '1')
 		return "rt";
 	/* e.g. "none (voluntary) full lazy": the current one is in () */
-	if (!read_line("/sys/kernel/debug/sched/preempt", line, sizeof(line))) {
+	if (intro_read_file("/sys/kernel/debug/sched/preempt", line,
+			    sizeof(line)) > 0) {
 		p = strchr(line, '(');
 		for (i = 0; p && i < ARRAY_SIZE(models); i++) {
-			snprintf(dyn, sizeof(dyn), "(%s)", models[i]);
-			if (!strncmp(p, dyn, strlen(dyn)))
+			snprintf(want, sizeof(want), "(%s)", models[i]);
+			if (!strncmp(p, want, strlen(want)))
 				return models[i];
 		}
 	}
 	if (uname(&u))
-		return "unknown";
+		return "dynamic";
 	if (strstr(u.version, "PREEMPT_RT"))
 		return "rt";
 	if (strstr(u.version, "PREEMPT_DYNAMIC"))
 		return dynamic_preempt_model(models, ARRAY_SIZE(models));
-	if (strstr(u.version, "PREEMPT "))
-		return "full";
-	return "none";
+	return strstr(u.version, "PREEMPT ") ? "full" : "none";
 }
 
-const char *intro_hypervisor(void)
+/* CPUID vendor of the hypervisor, as one token: "bhyve bhyve " is bhyve_bhyve. */
+static void hypervisor(char *out, size_t len)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	static char vendor[13];
-	unsigned int a, b, c, d;
+	unsigned int a, b, c, d, i;
+	char vendor[13] = "";
 
+	snprintf(out, len, "unknown");
 	__cpuid_count(1, 0, a, b, c, d);
-	if (!(c & (1U << 31)))
-		return "none";
+	if (!(c & (1U << 31))) {
+		snprintf(out, len, "none");
+		return;
+	}
 	__cpuid_count(0x40000000, 0, a, b, c, d);
 	memcpy(vendor, &b, 4);
 	memcpy(vendor + 4, &c, 4);
 	memcpy(vendor + 8, &d, 4);
-	vendor[12] = '\0';
-	for (a = 0; a < 12; a++)
-		if (vendor[a] && !isprint((unsigned char)vendor[a]))
-			vendor[a] = '_';
-	return vendor[0] ? vendor : "unknown";
+	for (i = 12; i > 0 && (vendor[i - 1] == ' ' || !vendor[i - 1]); i--)
+		vendor[i - 1] = '\0';
+	for (i = 0; vendor[i]; i++)
+		if (!isalnum((unsigned char)vendor[i]))
+			vendor[i] = '_';
+	if (vendor[0])
+		snprintf(out, len, "%s", vendor);
 #else
-	return "unknown";
+	snprintf(out, len, "unknown");
 #endif
 }
 
-/*
- * Cputime accounting: tick sampling (kernel/sched/cputime.c:
- * account_process_tick()) unless the CPUs are nohz_full with
- * CONFIG_VIRT_CPU_ACCOUNTING_GEN, where utime/stime are measured at
- * kernel entry/exit (vtime_*()).
- */
-static const char *accounting_mode(char *nohz, size_t len)
-{
-	if (read_line("/sys/devices/system/cpu/nohz_full", nohz, len) ||
-	    !nohz[0] || !strcmp(nohz, "(null)"))
-		snprintf(nohz, len, "none");
-	if (strcmp(nohz, "none"))
-		return "vtime_gen_on_nohz_full";
-	if (intro_kconfig("VIRT_CPU_ACCOUNTING_NATIVE") == 'y')
-		return "vtime_native";
-	return "tick";
-}
-
-void intro_print_env(void)
+void intro_print_env(const struct intro_opts *opts)
 {
 	uint64_t j = intro_jiffy_ns();
-	int cpus[INTRO_MAX_CPUS], n, i;
-	char list[256] = "", nohz[128];
-	const char *acct;
+	int cpus[INTRO_MAX_CPUS];
+	char hv[16], nohz[128];
+	const char *cputime = "tick";
 	struct utsname u;
-	size_t off = 0;
 
-	n = intro_usable_cpus(cpus, INTRO_MAX_CPUS);
-	for (i = 0; i < n && off < sizeof(list) - 8; i++)
-		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%d",
-					i ? "," : "", cpus[i]);
-	acct = accounting_mode(nohz, sizeof(nohz));
+	/* kernel/sched/cputime.c: vtime accounting runs on nohz_full CPUs */
+	if (intro_read_file("/sys/devices/system/cpu/nohz_full", nohz,
+			    sizeof(nohz)) > 0 && strcmp(nohz, "(null)"))
+		cputime = "vtime_nohz_full";
+	else if (intro_kconfig("VIRT_CPU_ACCOUNTING_NATIVE") == 'y')
+		cputime = "vtime_native";
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "unknown");
-	printf("# env: kernel=%s jiffy_us=%llu hz=%llu", u.release,
-	       (unsigned long long)(j / NSEC_PER_USEC),
-	       (unsigned long long)(NSEC_PER_SEC / j));
-	printf(" cpus_usable=%d cpu_list=%s cpus_online=%ld", n, list,
-	       sysconf(_SC_NPROCESSORS_ONLN));
-	printf(" hypervisor=%s preempt=%s accounting=%s nohz_full=%s\n",
-	       intro_hypervisor(), intro_preempt_model(), acct, nohz);
+	hypervisor(hv, sizeof(hv));
+	ksft_print_msg("env: kernel=%s jiffy_us=%llu hz=%llu usable_cpus=%d\n",
+		       u.release, (unsigned long long)(j / NSEC_PER_USEC),
+		       (unsigned long long)(NSEC_PER_SEC / j),
+		       intro_usable_cpus(cpus, INTRO_MAX_CPUS));
+	ksft_print_msg("env: hypervisor=%s preempt=%s cputime=%s scale=%.2f requested_scale=%.2f\n",
+		       hv, intro_preempt_model(), cputime, opts->scale,
+		       opts->requested_scale);
 }
 
-void intro_metric(const char *check, const char *fmt, ...)
+void intro_figures(const char *check, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("# %s: ", check);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(figures, sizeof(figures), fmt, ap);
 	va_end(ap);
-	putchar('\n');
+	snprintf(figures_check, sizeof(figures_check), "%s", check);
+	ksft_print_msg("%s: %s\n", check, figures);
+}
+
+const char *intro_report_prepare(const char *check, int *result,
+				 const char *reason)
+{
+	bool mine = !strcmp(check, figures_check);
+	char token[128];
+	size_t i;
+
+	if (reason && (*result == KSFT_SKIP || *result == KSFT_XFAIL)) {
+		snprintf(token, sizeof(token), "%s", reason);
+		for (i = 0; token[i]; i++)
+			if (!isalnum((unsigned char)token[i]))
+				token[i] = '_';
+		ksft_print_msg("%s: %s_reason=%s\n", check,
+			       *result == KSFT_SKIP ? "skip" : "xfail", token);
+	}
+	if (force_fail && (!strcmp(force_fail, "all") ||
+			   !strcmp(force_fail, check))) {
+		ksft_print_msg("%s: forced_fail=1\n", check);
+		*result = KSFT_FAIL;
+	}
+	figures_check[0] = '\0';
+	return mine ? figures : NULL;
 }

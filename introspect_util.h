@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the four introspect programs share: CPU pinning,
- * clocks, the jiffy, sample statistics, the time budget, per-program
- * arguments, the environment line, and KTAP result/metric lines.
- *
- * Nothing here is speculative: every helper is used by at least two
- * programs. Times are nanoseconds in uint64_t unless a name says otherwise.
+ * What the introspect programs share: CPU pinning, clocks and the jiffy,
+ * sample statistics, the time budget and arguments, children that die
+ * with the program, the environment line and each check's KTAP lines.
+ * Times are nanoseconds in uint64_t unless a name says otherwise.
  */
 #ifndef INTROSPECT_UTIL_H
 #define INTROSPECT_UTIL_H
@@ -13,8 +11,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -28,12 +24,12 @@
 
 /*
  * intro_clock_ns() - read @clk in nanoseconds.
- * @clk: any clockid_t; CLOCK_MONOTONIC is served by the vDSO on x86_64,
- *       arm64 and others (no syscall), CLOCK_PROCESS_CPUTIME_ID and
- *       CLOCK_THREAD_CPUTIME_ID are precise (sum_exec_runtime based, see
- *       kernel/time/posix-cpu-timers.c), not tick-sampled.
- * Return: the time in ns; exits through ksft_exit_fail_msg() if the clock
- *         cannot be read (it can only fail for an invalid clock id).
+ * CLOCK_MONOTONIC is served by the vDSO on the architectures that have
+ * one (no syscall); CLOCK_THREAD_CPUTIME_ID and CLOCK_PROCESS_CPUTIME_ID
+ * are sum_exec_runtime based (kernel/time/posix-cpu-timers.c), not tick
+ * sampled.
+ * Return: the time in ns; exits through ksft_exit_fail_perror() if the
+ * clock cannot be read (only an invalid clock id can fail).
  */
 uint64_t intro_clock_ns(clockid_t clk);
 
@@ -43,13 +39,10 @@ static inline uint64_t intro_now_ns(void)
 }
 
 /*
- * intro_jiffy_ns() - length of one jiffy (1/HZ) in ns.
- * The resolution of CLOCK_MONOTONIC_COARSE is TICK_NSEC
- * (kernel/time/posix-timers.c: posix_get_coarse_res() returns
- * ktime_to_timespec64(KTIME_LOW_RES), KTIME_LOW_RES == TICK_NSEC), so this
- * is 4000000 at HZ=250 and 1000000 at HZ=1000. Range 1 ms .. 10 ms for
- * every HZ Kconfig offers.
- * Return: ns per jiffy; exits through ksft_exit_fail_msg() on error.
+ * intro_jiffy_ns() - length of one jiffy (1/HZ) in ns: the resolution of
+ * CLOCK_MONOTONIC_COARSE is TICK_NSEC (kernel/time/posix-timers.c:
+ * posix_get_coarse_res()). 4000000 at HZ=250; 1 ms .. 10 ms for every HZ
+ * that Kconfig offers. Exits through ksft_exit_fail_perror() on error.
  */
 uint64_t intro_jiffy_ns(void);
 
@@ -58,41 +51,34 @@ uint64_t intro_jiffy_ns(void);
 #define INTRO_MAX_CPUS	1024
 
 /*
- * intro_usable_cpus() - the CPUs this process may run on.
+ * intro_usable_cpus() - the CPUs this process may run on, from
+ * sched_getaffinity(), so taskset and cpuset limits are respected.
  * @cpus: out, up to @max CPU numbers in ascending order.
- * Reads sched_getaffinity(), so taskset, cpusets and cgroup cpuset limits
- * are respected (sysconf(_SC_NPROCESSORS_ONLN) is not).
  * Return: number of usable CPUs (>= 1), or -1 with errno set.
  */
 int intro_usable_cpus(int *cpus, int max);
 
 /*
  * intro_pin() - restrict task @pid (0: the calling thread) to CPU @cpu.
- * Return: 0, or -1 with errno set (EINVAL: CPU not allowed by the cpuset,
- *         EPERM: not permitted for @pid).
+ * Return: 0, or -1 with errno set (EINVAL: CPU outside the cpuset,
+ * EPERM: not permitted for @pid).
  */
 int intro_pin(pid_t pid, int cpu);
 
-/*
- * intro_current_cpu_ok() - true if the calling thread runs on @cpu now.
- * Used after intro_pin() to detect a pin that a cpuset change undid.
- */
+/* intro_current_cpu_ok() - true if the calling thread runs on @cpu now. */
 bool intro_current_cpu_ok(int cpu);
 
 /* ---- statistics ------------------------------------------------------ */
 
-/*
- * All statistics take a sample array of @n doubles in any unit; @n == 0
- * gives NAN. intro_sort() sorts in place (ascending); the others sort a
- * copy when @sorted is false, so the caller's order is kept.
- */
+/* intro_sort() - sort @n doubles ascending, in place. */
 void intro_sort(double *v, size_t n);
 
 /*
- * intro_quantile() - the @q quantile, 0 <= q <= 1, by linear
- * interpolation between the two closest ranks (Hyndman & Fan type 7, the
- * default of R and numpy): q = 0 is the minimum, q = 1 the maximum,
- * q = 0.5 the median. @q outside [0, 1] is clamped.
+ * intro_quantile() - the @q quantile of @n samples (any unit), by linear
+ * interpolation between the closest ranks (Hyndman & Fan type 7, the
+ * default of R and numpy): q = 0 is the minimum, 0.5 the median, 1 the
+ * maximum; @q outside [0, 1] is clamped. @sorted false sorts a copy, so
+ * the caller's order is kept. Return: the quantile, NAN when @n is 0.
  */
 double intro_quantile(const double *v, size_t n, double q, bool sorted);
 
@@ -102,195 +88,161 @@ static inline double intro_median(const double *v, size_t n, bool sorted)
 }
 
 /*
- * intro_trimmed_mean() - mean of the samples left after dropping
- * floor(@frac * n) samples from each end; 0 <= frac < 0.5 (clamped).
+ * intro_print_log2_hist() - the evidence a failed check shows: one line
+ * "# <check>: bucket_lo_<unit>=2^k bucket_hi_<unit>=2^(k+1) count=N" per
+ * non-empty power-of-two bucket of @v (values below 2 go to the first).
  */
-double intro_trimmed_mean(const double *v, size_t n, double frac, bool sorted);
-
-/*
- * intro_frac_at_least() - fraction (0..1) of samples >= @threshold.
- */
-double intro_frac_at_least(const double *v, size_t n, double threshold);
-
-/*
- * intro_print_log2_hist() - print a histogram of @v with power-of-two
- * buckets [2^k, 2^(k+1)) as KTAP diagnostic lines, one line per non-empty
- * bucket: "# <label>: [lo, hi) <unit>: count". Values below 1 go to the
- * first bucket. Used on a failed check to show where the mode is.
- */
-void intro_print_log2_hist(const char *label, const double *v, size_t n,
+void intro_print_log2_hist(const char *check, const double *v, size_t n,
 			   const char *unit);
 
-/* ---- time budget and arguments -------------------------------------- */
+/* ---- arguments and time budget --------------------------------------- */
 
 /*
- * struct intro_opts - the per-program arguments. The kselftest runner
- * appends the environment variable KSELFTEST_<PROG>_ARGS (program name
- * upper-cased, non-alphanumerics as '_') to the command line
- * (tools/testing/selftests/kselftest/runner.sh), so these arrive in argv:
- *   -s, --scale F   multiply the time budget and the sample counts by F
- *                   (0.05 .. 20; default 1)
- *   -v, --verbose   print per-sample detail and histograms on pass too
- *   -h, --help      print usage and exit 0 (no TAP)
+ * struct intro_prog - what a program tells intro_parse_opts().
+ * @usage:     --help text: what the program guards, its checks, what it
+ *             needs (privilege, kernel options, CPUs).
+ * @min_scale: the smallest --scale that still measures enough to decide.
+ * @max_scale: the largest --scale whose budget ends inside the runner's
+ *             timeout (settings) on a kernel where the measured
+ *             operations are a jiffy slow.
+ */
+struct intro_prog {
+	const char *usage;
+	double min_scale;
+	double max_scale;
+};
+
+/*
+ * struct intro_opts - the parsed arguments. The kselftest runner appends
+ * KSELFTEST_<PROG>_ARGS to the command line (kselftest/runner.sh).
+ * @scale:           multiply the time budget and sample counts (default 1,
+ *                   clamped to [min_scale, max_scale]).
+ * @requested_scale: what --scale asked for.
+ * @verbose:         print per-sample detail and histograms on pass too.
  */
 struct intro_opts {
 	double scale;
+	double requested_scale;
 	bool verbose;
 };
 
 /*
- * intro_parse_opts() - parse argv into @opts; on a bad argument prints the
- * usage and exits through ksft_exit_fail_msg() (exit 1).
+ * intro_parse_opts() - parse argv. --help prints @prog->usage and the
+ * common options as plain text and exits 0 (no TAP); a bad argument
+ * prints the usage to stderr and exits 1. --force-fail=CHECK|all turns
+ * the verdict of that check into a FAIL (figures unchanged): it tests
+ * how a failure reaches CI's logs and is never on by default.
  */
-void intro_parse_opts(int argc, char **argv, struct intro_opts *opts);
+void intro_parse_opts(int argc, char **argv, const struct intro_prog *prog,
+		      struct intro_opts *opts);
 
 /*
  * struct intro_budget - a wall-clock allowance that measurement loops
  * check, so a regressed kernel (every operation a jiffy slower) still
- * ends well inside the runner's `settings` timeout.
+ * ends inside the runner's timeout.
  */
 struct intro_budget {
 	uint64_t start_ns;
 	uint64_t limit_ns;
 };
 
-/* intro_budget_start() - start a budget of @seconds (> 0) from now. */
 void intro_budget_start(struct intro_budget *b, double seconds);
-
-/* intro_budget_left_ns() - ns left, 0 once spent. */
 uint64_t intro_budget_left_ns(const struct intro_budget *b);
-
-/* intro_budget_spent_s() - seconds used since intro_budget_start(). */
 double intro_budget_spent_s(const struct intro_budget *b);
 
-/* ---- processes ------------------------------------------------------- */
+/* ---- processes and files --------------------------------------------- */
 
 /*
- * intro_fork() - fork() a child that is killed with SIGKILL when the
- * calling thread exits (PR_SET_PDEATHSIG; see kernel/exit.c:
- * forget_original_parent() sends pdeath_signal when the *thread* that
- * forked it exits, so call this from the main thread). This is what
- * guarantees that no child outlives the program when the runner's
- * timeout kills it. Also closes the race where the parent died before
- * prctl() ran.
- * Return: as fork(): 0 in the child, the pid in the parent, -1 on error.
+ * intro_fork() - fork() a child that gets SIGKILL when the calling thread
+ * exits (PR_SET_PDEATHSIG, sent by kernel/exit.c:
+ * forget_original_parent() when the *thread* that forked it exits: call
+ * it from the main thread), so no child outlives the program when the
+ * runner's timeout kills it. Return: as fork().
  */
 pid_t intro_fork(void);
 
 /*
- * intro_kill_wait() - SIGKILL @pid and reap it; for error paths. Safe on a
- * pid that already exited but was not reaped, a no-op for @pid <= 0.
+ * intro_kill_wait() - SIGKILL @pid and reap it; a no-op for @pid <= 0,
+ * safe on a child that already exited.
  */
 void intro_kill_wait(pid_t pid);
+
+/*
+ * intro_read_file() - read the small file @path (a /proc or /sys file)
+ * into @buf of @len bytes, NUL-terminated, one trailing newline removed.
+ * Return: its length, or -1 with errno set.
+ */
+ssize_t intro_read_file(const char *path, char *buf, size_t len);
 
 /* ---- environment ----------------------------------------------------- */
 
 /*
- * intro_kconfig() - value of CONFIG_@name in the running kernel's config
- * (/proc/config.gz is not read: no zlib; /boot/config-$(uname -r) is).
- * Return: 'y', 'm', 'n' (known to be unset), or '?' when no config file
- *         could be read.
+ * intro_kconfig() - CONFIG_@name of the running kernel, from
+ * /boot/config-$(uname -r), else /proc/config.gz (IKCONFIG_PROC, read
+ * through gzip -dc). Return: 'y', 'm', 'n' (not set), or '?' when
+ * neither could be read.
  */
 char intro_kconfig(const char *name);
 
 /*
  * intro_preempt_model() - "none", "voluntary", "full", "lazy", "rt" or
- * "unknown". Read from /sys/kernel/debug/sched/preempt (PREEMPT_DYNAMIC,
- * needs debugfs), else /sys/kernel/realtime (PREEMPT_RT), else the
- * "PREEMPT_RT"/"PREEMPT"/"PREEMPT_DYNAMIC" words of uname -v
- * (init/build-utsversion.sh). A PREEMPT_DYNAMIC kernel without debugfs
- * is judged from "preempt=" on /proc/cmdline, else from the Kconfig
- * default in /boot/config-*, else reported as "dynamic".
+ * "dynamic" (PREEMPT_DYNAMIC with the mode unknown). "rt" comes from
+ * /sys/kernel/realtime (PREEMPT_RT only); the dynamic mode from debugfs
+ * sched/preempt, else the last preempt= of the command line
+ * (kernel/sched/core.c: setup_preempt_mode()).
  */
 const char *intro_preempt_model(void);
 
 /*
- * intro_hypervisor() - the hypervisor vendor from CPUID leaf 0x40000000
- * (x86 only, when the "hypervisor" CPUID bit is set), e.g. "KVMKVMKVM",
- * "Microsoft Hv", "TCGTCGTCGTCG"; "none" on bare metal, "unknown" where it
- * cannot be told.
+ * intro_print_env() - the "# env:" line that says what the verdicts were
+ * judged under: kernel release, jiffy and HZ, usable CPUs, hypervisor
+ * (x86 CPUID leaf 0x40000000), preempt model, cputime accounting (tick,
+ * or vtime on nohz_full CPUs) and --scale. Call after ksft_print_header().
  */
-const char *intro_hypervisor(void);
+void intro_print_env(const struct intro_opts *opts);
+
+/* ---- a check's KTAP lines -------------------------------------------- */
 
 /*
- * intro_print_env() - print the one line describing what the verdicts
- * were judged under: kernel release, jiffy length and HZ, usable CPUs,
- * hypervisor, preempt model, cputime accounting mode. Call once after
- * ksft_print_header().
+ * intro_figures() - print what check @check measured, as
+ * "# <check>: key_unit=value ..." (space-separated, each value a number
+ * or one token, the bound beside the figure), and keep it for the
+ * result line of the same check.
  */
-void intro_print_env(void);
-
-/* ---- KTAP lines ------------------------------------------------------ */
+__printf(2, 3) void intro_figures(const char *check, const char *fmt, ...);
 
 /*
- * intro_metric() - the diagnostic line that precedes a check's result:
- * "# <check>: <key_unit=value ...>". @fmt should be space-separated
- * key=value pairs with the unit in the key (median_us=8.2 bound_us=1000).
+ * intro_report_prepare() - the part of intro_report() that needs no
+ * kselftest.h counters: prints the skip or xfail reason, applies
+ * --force-fail to *@result. Return: the figures of the last
+ * intro_figures() for @check, or NULL.
  */
-#ifdef __printf		/* kselftest.h has it since 6.9, not in 6.1 */
-__printf(2, 3)
-#endif
-void intro_metric(const char *check, const char *fmt, ...);
-
-enum intro_verdict {
-	INTRO_PASS,
-	INTRO_FAIL,
-	INTRO_SKIP,
-	INTRO_XFAIL,
-};
+const char *intro_report_prepare(const char *check, int *result,
+				 const char *reason);
 
 /*
- * intro_result() - print one result line and count it.
- * @name:   the stable snake_case check name (no digits, no '#').
- * @v:      the verdict.
- * @reason: for INTRO_SKIP / INTRO_XFAIL a constant reason (no numbers),
- *          printed as the KTAP directive text; ignored otherwise.
- * Gives "ok N name", "not ok N name", "ok N name # SKIP reason" or
- * "ok N name # XFAIL reason". kselftest.h's own ksft_test_result_skip()
- * omits the name before '#' and ksft_test_result_code() is not in 6.1, so
- * the counting is done here (static inline: the counters are per
- * translation unit).
+ * intro_report() - the result line of @check through
+ * ksft_test_result_code(). @result is KSFT_PASS, KSFT_FAIL, KSFT_SKIP or
+ * KSFT_XFAIL; @reason (SKIP and XFAIL) is a constant phrase, printed
+ * before the result as "# <check>: skip_reason=words_joined_by_underscores".
+ *
+ * The name never carries a variable part: LKFT's parser names a result by
+ * its description plus the text of a SKIP directive, so a skip reason
+ * stays out of the directive. The figures of the last intro_figures() for
+ * @check go both before the result (kunit.py's parser gives a result the
+ * lines before it) and after the '#' of a PASS, FAIL or XFAIL line
+ * (LKFT's gives it the directive text and the lines after it).
+ * Inline: kselftest.h's counters are static, one set per program file.
  */
-static inline void intro_result(const char *name, enum intro_verdict v,
+static inline void intro_report(const char *check, int result,
 				const char *reason)
 {
-	switch (v) {
-	case INTRO_PASS:
-		ksft_test_result_pass("%s\n", name);
-		break;
-	case INTRO_FAIL:
-		ksft_test_result_fail("%s\n", name);
-		break;
-	case INTRO_SKIP:
-		ksft_inc_xskip_cnt();
-		printf("ok %u %s # SKIP %s\n", ksft_test_num(), name, reason);
-		break;
-	case INTRO_XFAIL:
-		ksft_inc_xfail_cnt();
-		printf("ok %u %s # XFAIL %s\n", ksft_test_num(), name, reason);
-		break;
-	}
-}
+	const char *figures = intro_report_prepare(check, &result, reason);
 
-/*
- * intro_exit() - print the totals and exit the kselftest way: 1 if any
- * check failed or the plan was not met, 4 if every check skipped, else 0.
- * (ksft_finished() exits 0 when everything skipped.) Not marked
- * __noreturn: 6.1's kselftest.h does not define it, so the programs do
- * not use it either.
- */
-static inline void intro_exit(void)
-{
-	unsigned int done = ksft_get_pass_cnt() + ksft_get_xfail_cnt() +
-			    ksft_get_xskip_cnt();
-
-	ksft_print_cnts();
-	if (ksft_get_fail_cnt() || ksft_get_error_cnt() ||
-	    ksft_get_xpass_cnt() || done != ksft_plan)
-		exit(KSFT_FAIL);
-	if (!ksft_get_pass_cnt() && !ksft_get_xfail_cnt())
-		exit(KSFT_SKIP);
-	exit(KSFT_PASS);
+	if (result == KSFT_SKIP || !figures)
+		ksft_test_result_code(result, check, NULL);
+	else
+		ksft_test_result_code(result, check, "%s", figures);
 }
 
 #endif /* INTROSPECT_UTIL_H */

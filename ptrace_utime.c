@@ -1,27 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ptrace_utime - the user time of a child stopped at every syscall by
- * PTRACE_SYSCALL is accounted like the user time of an untraced child.
+ * PTRACE_SYSCALL is accounted like that of an untraced child.
  *
- * Guards against: "Commit 1e5a74059f9 broke utime measurement of ptraced()
- * processes" (Artem Anisimov, LKML, Dec 2011). With tracer and tracee on
- * one CPU, 3.2-rc6 charged a child alternating user work with pread()
- * +17% utime when traced (2.6.32: +5%), varying wildly with the work per
- * syscall, and in a VM ten times *less* (also "User time accounting is
- * broken for ptrace()d processes", same author and month). The bisected
- * commit (2.6.37 cycle) made check_preempt_curr(), today wakeup_preempt(),
- * skip the rq clock update whenever the waker was preempted, which moved
- * time between tracer and tracee and between user and system time.
+ * Guards against "Commit 1e5a74059f9 broke utime measurement of ptraced()
+ * processes" (LKML, Dec 2011): by skipping an rq clock update in
+ * check_preempt_curr(), 3.2-rc6 charged a traced child alternating user
+ * work with pread() +17% utime, and ten times less in a VM.
  *
  * Invariant: with tick-sampled cputime, wait4()'s ru_utime of such a child
- * matches the user time the child measures itself with the vDSO clock
- * around its work segments, traced or not, within the tick sampling error;
- * ru_utime + ru_stime (the precise runtime) covers that work and agrees
- * with /proc/PID/schedstat to within one jiffy.
+ * matches the user time it times itself with the vDSO clock, traced or not;
+ * ru_utime + ru_stime covers that work and matches schedstat within a jiffy.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
@@ -35,140 +27,116 @@
 
 #include "introspect_util.h"
 
-/* ---- bounds ---------------------------------------------------------- */
-
 /*
- * Measured on the 2-vCPU KVM guest this was written on (Linux 6.18, HZ=250,
- * tick accounting, PREEMPT_DYNAMIC as none), shared with other jobs: 60
- * program runs under the project's measurement lock ("locked": 20 quiet,
- * the rest beside a qemu TCG guest and kernel builds) and 36 without
- * ("loaded"). Each figure is over program runs, i.e. over medians of three
- * repeats; "ratio" is ru_utime / the child's own timing of its user work.
- * The deflation mutant (account_process_tick(): `if (user_tick &&
- * !p->ptrace)`) makes a traced ru_utime exactly 0; the inflation mutant
- * (`if (user_tick || p->ptrace)`) makes it rtime, whose ratio to the truth
- * was measured in the same runs ("inflation" below).
- *
- * A check decides only when the pooled ticks resolve it (*_MAX_SIGMA: the
- * binomial error of the sampled user share, ~1.3x the locked runs'
- * typical error); the medians spread 1.4-2x that error, so a bound is then
- * >= ~3 measured standard deviations from the healthy median.
+ * A ratio is ru_utime / the user work the child timed. A check decides only
+ * when the binomial error of the user share its pooled ticks sample is below
+ * *_MAX_SIGMA, where each bound is about three healthy spreads away.
  */
 
 /*
- * untraced, medium and long work: locked median 1.01, 0.96-1.05; loaded
- * 0.80-1.05 (the two below 0.85 had stolen or preempted time in their
- * truth, now skipped: see undersampled()). Under qemu TCG (lab, healthy
- * 6.12, 22 boots) 1.02-1.23: the emulated syscalls' kernel time lands in
- * user ticks; an upper bound of 1.20 failed four of those boots. No
- * mutant changes it: it is the control that the instrument works.
+ * Untraced, 10 and 100 us of work per syscall: the control, about 1; up to
+ * 1.23 where slow emulated syscalls put kernel time into user ticks.
  */
 #define UNTRACED_LO		0.85
 #define UNTRACED_HI		1.40
-#define UNTRACED_MAX_SIGMA	0.05	/* typical 0.02 */
+#define UNTRACED_MAX_SIGMA	0.05
 
 /*
- * traced, same CPU, 2 us of work per syscall: locked median 0.96,
- * 0.47-1.42; loaded 0.66-1.53. Inflation: 4.0-5.6 (median 4.7).
- * Deflation: 0. The low bound only has to catch "utime ~0" (2011: ten
- * times less); the high one leaves 1.5 below the lowest inflation.
+ * Traced, 2 us: the low bound catches utime about 0 (traced ticks charged
+ * as system time); the high one sits 1.5 below traced ticks charged as user
+ * time (4.0-5.6). Healthy 0.5-1.5.
  */
 #define SHORT_LO		0.20
 #define SHORT_HI		2.50
-#define SHORT_MAX_SIGMA		0.17	/* typical 0.13 */
+#define SHORT_MAX_SIGMA		0.17
 
-/*
- * traced, same CPU, 10 us: locked median 0.91, 0.73-1.06; loaded
- * 0.63-1.07. Inflation: 1.60-1.95 (median 1.77), 0.15 above the high
- * bound at worst, which is 0.39 above the highest healthy value.
- */
+/* Traced, 10 us: healthy 0.6-1.2; regressed 0, or 1.6-1.95 inflated. */
 #define MEDIUM_LO		0.35
 #define MEDIUM_HI		1.45
-#define MEDIUM_MAX_SIGMA	0.10	/* typical 0.07 */
+#define MEDIUM_MAX_SIGMA	0.10
 
 /*
- * traced, same CPU, 100 us: locked median 0.98, 0.91-1.06; loaded
- * 0.84-1.06. Inflation 1.05-1.12 cannot be told from health; deflation
- * can, also where the syscall stops cost ten times more (qemu TCG: sigma
- * about 0.075 expected at the caps, hence the wide bounds, loose gate).
+ * Traced, 100 us (healthy 0.75-1.15): inflation adds only percents to this
+ * much work, so the bounds catch deflation (0) and slow stops (2.2-3.2).
  */
 #define LONG_LO			0.50
 #define LONG_HI			1.50
-#define LONG_MAX_SIGMA		0.08	/* typical 0.03 */
+#define LONG_MAX_SIGMA		0.08
 
-/*
- * traced ratio / untraced ratio, 10 us, per interleaved pair: locked
- * median 0.90, 0.72-1.27; loaded 0.71-1.21. Inflation: 1.54-2.40
- * (median 1.71). Deflation: 0.
- */
+/* Traced / untraced ratio per pair, 10 us: healthy 0.7-1.3; 0 or 1.5-2.4. */
 #define RATIO_LO		0.35
 #define RATIO_HI		1.45
-#define RATIO_MAX_SIGMA		0.11	/* typical 0.08 */
+#define RATIO_MAX_SIGMA		0.11
 
 /*
- * (ru_utime - truth) / syscalls, traced, 2 us (the most syscalls per
- * tick): locked median -0.08 us, -1.10..+0.88; loaded -0.71..+1.09.
- * Inflation: +6.1..+9.9 us (the tracee's kernel time per syscall).
- * Deflation: -2.05..-2.11 us, exactly -truth/syscalls.
+ * (ru_utime - truth) / syscalls, traced, 2 us: healthy within 1.1 us of 0;
+ * deflation reads -truth/syscalls (-2.1), inflation +6 to +10 us per syscall.
  */
 #define BIAS_LO_US		-1.50
 #define BIAS_HI_US		3.50
-#define BIAS_MAX_SIGMA_US	0.35	/* typical 0.27 */
+#define BIAS_MAX_SIGMA_US	0.35
 
-/*
- * (ru_utime + ru_stime) / truth, traced, lowest level median: locked
- * 1.05-1.12, loaded 0.99-1.12 (the kernel time per syscall; no mutant
- * changes it). rusage total minus schedstat at the exit stop: 0.21-0.45
- * ms, the bound is one jiffy.
- */
+/* (ru_utime + ru_stime) / truth: the work plus kernel time, 0.99-1.16. */
 #define COVER_LO		0.97
 
 /*
- * (tracee rtime + tracer CPU) / wall: 0.98-1.00 quiet, 0.1-0.6 beside
- * busy tasks. Below 0.4 the traced user time came out low on this
- * healthy kernel, per run down to 0 in 2 of 72 runs (13 and 36 user ticks
- * expected): a tracee woken behind a busy task runs right after the tick
- * that switches to it. There a value below a low bound is a skip.
+ * Below this share of the wall time for tracee and tracer, a tracee woken
+ * behind a busy task runs from the tick that switched to it and a healthy
+ * traced utime reads low, down to 0: a low value is then a skip.
  */
 #define CONTENDED_SHARE		0.40
 
-/*
- * Host steal on the tracee's CPU (/proc/stat, 10 ms units) over the wall
- * time of the runs judged together. A healthy untraced child was charged
- * 20-43% system time (ratio 0.67-0.81) in runs with 3% steal.
- */
+/* Steal / wall on the tracee's CPU: at 3% a healthy ratio read 0.67-0.81. */
 #define STEAL_MAX		0.01
 
 /*
- * traced, tracer and tracee on different CPUs, 100 us: locked median 1.07,
- * 0.98-1.49; loaded 0.70-1.23; the tracee is charged +2..+23 us of user
- * time per syscall (more when loaded). Inflation 0.95-1.58 overlaps that:
- * only deflation and gross inflation are asserted.
+ * Tracer on another CPU, 100 us: the tracee gets 2-23 us more user time
+ * per syscall (healthy 0.7-1.5), which hides inflation (0.95-1.6): only
+ * deflation and gross inflation are asserted.
  */
 #define CROSS_LO		0.50
 #define CROSS_HI		2.00
-#define CROSS_MAX_SIGMA		0.10	/* typical 0.05 */
+#define CROSS_MAX_SIGMA		0.10
 
-/* ---- plan ------------------------------------------------------------ */
+/*
+ * FAR_SIGMAS errors outside a bound fails even without the gate, given
+ * FAR_MIN_TICKS user ticks: fewer are biased, not just noisy (a healthy
+ * traced 2 us level read 4.2-6.7 with 5 ticks).
+ */
+#define FAR_SIGMAS		4.0
+#define FAR_MIN_TICKS		50
 
 #define BUDGET_S	18.0	/* whole program at --scale 1 */
+/*
+ * Below MIN_SCALE the 2 and 10 us levels pool too few ticks at HZ=250 to
+ * decide; at MAX_SCALE the budget, in wall time even where every operation
+ * is slow, ends at 27 s, far inside a 45 s timeout.
+ */
+#define MIN_SCALE	0.8
+#define MAX_SCALE	1.5
 #define REPS		3	/* interleaved repeats per configuration */
 #define SEG_CAP		(2u << 20)	/* work segments a run can record */
 #define RATE_SAMPLES	8192	/* segments sampled for the median rate */
-/*
- * A segment longer than 1.5 times its expected length plus this was
- * preempted (or its vCPU stolen): it counts at the run's median rate.
- */
-#define PREEMPT_SLACK_NS	10000.0
-#define RECALIBRATE_SEGS	32	/* child re-times its work this often */
+#define RECALIBRATE_SEGS 32	/* the child re-times its work this often */
+#define OUTLIER_FACTOR	4	/* x mean work: preempted, not re-timed */
+#define PREEMPT_FACTOR	1.5	/* x expected + slack: preempted, */
+#define PREEMPT_SLACK_NS 10000.0 /* counted at the median rate */
+#define SEED_PER_REP	7919	/* distinct primes: each run its own */
+#define SEED_PER_LEVEL	131	/* sequence of segment lengths */
+#define CAP_MARGIN	1.2	/* room for a run: its wall cap x this */
+#define FORK_EXIT_S	0.1	/* plus fork and exit */
+#define WATCHDOG_CAPS	2	/* SIGALRM ends a hung run after its cap */
+#define WATCHDOG_SLACK_S 10	/* times this, plus this */
+#define EXTRA_STOPS	16	/* beyond two per pread(): start, exit, margin */
+#define CALIB_LOOPS	31	/* timed loops of CALIB_ITERS for the rate */
+#define CALIB_ITERS	65536
+#define SYSCALL_STOP	(SIGTRAP | 0x80)	/* PTRACE_O_TRACESYSGOOD */
 
 enum level { SHORT, MEDIUM, LONG, NR_LEVELS };
 
 /*
- * A run ends when the child has timed truth_ms of user work (enough
- * expected user ticks) or after max_s of wall time (a slow or loaded
- * machine, a regressed kernel), whichever comes first. At the caps one
- * repeat takes 4.6 s, three 13.8 s plus forks and exits.
+ * A run ends after truth_ms of timed user work or max_s of wall time (a slow
+ * machine, a regressed kernel): at the caps three repeats take 13.8 s.
  */
 static const struct work_level {
 	const char *name;
@@ -187,15 +155,19 @@ static const struct work_level {
 #define CROSS_TRUTH_MS	100
 #define CROSS_MAX_S	0.8
 
-/* ---- workload: the tracee ------------------------------------------- */
+/* a short traced run: do tracing and the vDSO clock work? */
+#define PROBE_WORK_NS	NSEC_PER_USEC
+#define PROBE_TRUTH_NS	NSEC_PER_MSEC
+#define PROBE_MAX_NS	(20 * NSEC_PER_MSEC)
+#define PROBE_SEED	1
 
 struct seg {
 	unsigned int iters;
 	unsigned int ns;
 };
 
-/* shared with the child (MAP_SHARED), filled before it exits */
-struct share {
+/* The child's timed segments: MAP_SHARED, filled before it exits. */
+struct seg_log {
 	unsigned long nsegs;
 	struct seg seg[SEG_CAP];
 };
@@ -211,6 +183,7 @@ struct run_cfg {
 	unsigned int seed;
 };
 
+/* The child's exit codes; from 10 on, clear of exit(1) from the library. */
 enum child_exit {
 	CHILD_OK = 0,
 	CHILD_NO_PIN = 10,
@@ -218,6 +191,8 @@ enum child_exit {
 	CHILD_NO_PREAD,
 };
 
+static struct seg_log *child_segs;
+static int pread_fd = -1;
 static unsigned long sink;
 
 /* one load and one store per iteration, like a volatile increment */
@@ -240,14 +215,12 @@ static unsigned int xorshift(unsigned int *x)
 }
 
 /*
- * The tracee: alternate a randomised user-work segment (uniform in
- * [mean/2, 3*mean/2) increments, so it cannot phase-lock with the tick)
- * with one pread(). Each segment is timed with the vDSO CLOCK_MONOTONIC,
- * from the return of a pread() to the entry of the next one; the mean is
- * re-timed every RECALIBRATE_SEGS segments because the vCPU speed drifts.
- * No other syscall runs in the loop.
+ * The tracee: user work of a random length (uniform in [mean/2, 3*mean/2),
+ * so it cannot phase-lock with the tick), timed with the vDSO clock, then
+ * one pread(); no other syscall. The mean is re-timed as the CPU drifts.
  */
-static void tracee_main(const struct run_cfg *cfg, struct share *sh, int fd)
+static void tracee_main(const struct run_cfg *cfg, struct seg_log *segs,
+			int fd)
 {
 	unsigned long long t0, t1, deadline, ns;
 	double mean = cfg->work_ns / cfg->ns_per_iter;
@@ -273,12 +246,12 @@ static void tracee_main(const struct run_cfg *cfg, struct share *sh, int fd)
 		spin(iters);
 		t1 = intro_now_ns();
 		ns = t1 - t0;
-		sh->seg[n].iters = (unsigned int)iters;
-		sh->seg[n].ns = ns > ~0u ? ~0u : (unsigned int)ns;
+		segs->seg[n].iters = (unsigned int)iters;
+		segs->seg[n].ns = ns > ~0u ? ~0u : (unsigned int)ns;
 		n++;
 		if (pread(fd, buf, sizeof(buf), 0) < 0)
 			_exit(CHILD_NO_PREAD);
-		if (ns < 4 * cfg->work_ns) {
+		if (ns < OUTLIER_FACTOR * cfg->work_ns) {
 			done_ns += ns;
 			acc_ns += ns;
 			acc_iters += iters;
@@ -292,13 +265,11 @@ static void tracee_main(const struct run_cfg *cfg, struct share *sh, int fd)
 			break;
 		t0 = intro_now_ns();
 	}
-	sh->nsegs = n;
+	segs->nsegs = n;
 	_exit(CHILD_OK);
 }
 
-/* ---- measurement: the tracer ---------------------------------------- */
-
-struct run {
+struct run_result {
 	bool valid;
 	double utime_ns;	/* wait4() ru_utime */
 	double stime_ns;	/* wait4() ru_stime */
@@ -326,25 +297,17 @@ static double tv_ns(const struct timeval *tv)
 static double read_schedstat_ns(pid_t pid)
 {
 	char path[64], buf[128];
-	ssize_t len;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
+	if (intro_read_file(path, buf, sizeof(buf)) <= 0)
 		return NAN;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return NAN;
-	buf[len] = '\0';
 	return strtod(buf, NULL);
 }
 
-/* steal time of @cpu from /proc/stat (USER_HZ units), in ns */
+/* steal time of @cpu, the 8th value of its /proc/stat line (USER_HZ), in ns */
 static double cpu_steal_ns(int cpu)
 {
-	unsigned long long v[8] = { 0 };
+	unsigned long long steal = 0;
 	char line[512], want[16];
 	size_t len;
 	FILE *f;
@@ -356,15 +319,13 @@ static double cpu_steal_ns(int cpu)
 	while (fgets(line, sizeof(line), f)) {
 		if (strncmp(line, want, len))
 			continue;
-		if (sscanf(line + len,
-			   "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
-			   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
-			   &v[7]) != 8)
-			v[7] = 0;
+		if (sscanf(line + len, "%*s %*s %*s %*s %*s %*s %*s %llu",
+			   &steal) != 1)
+			steal = 0;
 		break;
 	}
 	fclose(f);
-	return (double)v[7] * NSEC_PER_SEC / sysconf(_SC_CLK_TCK);
+	return (double)steal * NSEC_PER_SEC / sysconf(_SC_CLK_TCK);
 }
 
 /* wait for @pid; EINTR means the watchdog fired */
@@ -374,12 +335,11 @@ static int wait_child(pid_t pid, int *status, struct rusage *ru)
 }
 
 /*
- * Resume the tracee at every stop with PTRACE_SYSCALL; at the
- * PTRACE_EVENT_EXIT stop read its schedstat runtime. ru_* are taken by
- * the final wait4() only: reading them earlier would move the
+ * Resume the tracee at every stop; at PTRACE_EVENT_EXIT read its schedstat.
+ * ru_* come from the final wait4() only: an earlier read would move the
  * cputime_adjust() monotonicity floor (prev_cputime).
  */
-static int trace_tracee(pid_t pid, struct run *r, struct rusage *ru)
+static int trace_tracee(pid_t pid, struct run_result *r, struct rusage *ru)
 {
 	int st, sig;
 
@@ -395,7 +355,7 @@ static int trace_tracee(pid_t pid, struct run *r, struct rusage *ru)
 		if (wait_child(pid, &st, NULL) || !WIFSTOPPED(st))
 			return -1;
 		sig = WSTOPSIG(st);
-		if (sig == (SIGTRAP | 0x80)) {
+		if (sig == SYSCALL_STOP) {
 			r->stops++;
 			sig = 0;
 		} else if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
@@ -414,15 +374,11 @@ static int trace_tracee(pid_t pid, struct run *r, struct rusage *ru)
 	return WIFEXITED(st) && WEXITSTATUS(st) == CHILD_OK ? 0 : -1;
 }
 
-/*
- * The child's truth: the sum of its timed segments, where a segment that
- * took more than 1.5 times its expected length plus PREEMPT_SLACK_NS (it
- * was preempted, or the vCPU was stolen) counts at the run's median rate.
- */
-static void derive_truth(const struct share *sh, struct run *r)
+/* The truth: the timed segments, a preempted one at the median rate. */
+static void derive_truth(const struct seg_log *segs, struct run_result *r)
 {
 	static double rate[RATE_SAMPLES];
-	unsigned long i, n = sh->nsegs, stride, m = 0;
+	unsigned long i, n = segs->nsegs, stride, m = 0;
 	double med, expect, ns;
 
 	if (!n || n > SEG_CAP) {
@@ -431,14 +387,14 @@ static void derive_truth(const struct share *sh, struct run *r)
 	}
 	stride = n / RATE_SAMPLES + 1;
 	for (i = 0; i < n && m < RATE_SAMPLES; i += stride)
-		rate[m++] = (double)sh->seg[i].ns / sh->seg[i].iters;
+		rate[m++] = (double)segs->seg[i].ns / segs->seg[i].iters;
 	med = intro_median(rate, m, false);
 	r->truth_ns = 0;
 	r->excluded_ns = 0;
 	for (i = 0; i < n; i++) {
-		expect = med * sh->seg[i].iters;
-		ns = sh->seg[i].ns;
-		if (ns > 1.5 * expect + PREEMPT_SLACK_NS) {
+		expect = med * segs->seg[i].iters;
+		ns = segs->seg[i].ns;
+		if (ns > PREEMPT_FACTOR * expect + PREEMPT_SLACK_NS) {
 			r->excluded_ns += ns - expect;
 			ns = expect;
 		}
@@ -447,34 +403,30 @@ static void derive_truth(const struct share *sh, struct run *r)
 	r->syscalls = (double)n;
 }
 
-static struct share *share;
-static int pread_fd = -1;
-
 /* One run of the tracee: fork, (trace), reap, derive. */
-static void measure(const struct run_cfg *cfg, struct run *r)
+static void measure(const struct run_cfg *cfg, struct run_result *r)
 {
 	unsigned long long c0 = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	unsigned long long t0 = intro_now_ns();
 	double steal0 = cpu_steal_ns(cfg->tracee_cpu);
 	struct rusage ru;
-	unsigned int dog;
 	pid_t pid;
 	int st, err;
 
 	memset(r, 0, sizeof(*r));
 	r->sched_ns = NAN;
-	share->nsegs = 0;
+	child_segs->nsegs = 0;
 	if (intro_pin(0, cfg->tracer_cpu))
 		return;
-	dog = (unsigned int)(2 * cfg->max_ns / NSEC_PER_SEC) + 10;
-	alarm(dog);
+	alarm((unsigned int)(WATCHDOG_CAPS * cfg->max_ns / NSEC_PER_SEC) +
+	      WATCHDOG_SLACK_S);
 	pid = intro_fork();
 	if (pid < 0) {
 		alarm(0);
 		return;
 	}
 	if (!pid)
-		tracee_main(cfg, share, pread_fd);
+		tracee_main(cfg, child_segs, pread_fd);
 	if (cfg->traced)
 		err = trace_tracee(pid, r, &ru);
 	else
@@ -491,74 +443,75 @@ static void measure(const struct run_cfg *cfg, struct run *r)
 	r->utime_ns = tv_ns(&ru.ru_utime);
 	r->stime_ns = tv_ns(&ru.ru_stime);
 	r->valid = true;
-	derive_truth(share, r);
+	derive_truth(child_segs, r);
 	/* more stops than two per pread: the clock read was a syscall */
-	if (cfg->traced && r->stops > 2 * r->syscalls + 16)
+	if (cfg->traced && r->stops > 2 * r->syscalls + EXTRA_STOPS)
 		r->valid = false;
 }
 
 /* ns per spin() increment on @cpu: median of short timed loops */
 static double ns_per_iter(int cpu)
 {
-	double v[31];
+	double v[CALIB_LOOPS];
 	unsigned long long t0;
 	size_t i;
 
 	intro_pin(0, cpu);
 	for (i = 0; i < ARRAY_SIZE(v); i++) {
 		t0 = intro_now_ns();
-		spin(1 << 16);
-		v[i] = (double)(intro_now_ns() - t0) / (1 << 16);
+		spin(CALIB_ITERS);
+		v[i] = (double)(intro_now_ns() - t0) / CALIB_ITERS;
 	}
 	return intro_median(v, ARRAY_SIZE(v), false);
 }
 
-/* ---- the collected runs and what is derived from them --------------- */
+static struct intro_opts opts;
 
+/* where the runs go and the units they are judged in, from setup() */
 static struct {
-	struct run untraced[NR_LEVELS][REPS];
-	struct run traced[NR_LEVELS][REPS];
-	struct run cross[REPS];
+	int same_cpu;		/* the tracer's, and a same-CPU tracee's */
+	int other_cpu;		/* a cross-CPU tracee's */
 	bool have_cross;
-	int same_cpu, other_cpu;
 	double jiffy_ns;
 	double ns_per_iter;
-	struct intro_opts opts;
-} lab;
+} plan;
+
+static struct {
+	struct run_result untraced[NR_LEVELS][REPS];
+	struct run_result traced[NR_LEVELS][REPS];
+	struct run_result cross[REPS];
+} results;
 
 /* share of the wall time the CPU gave the tracee and the tracer */
-static double cpu_share(const struct run *r)
+static double cpu_share(const struct run_result *r)
 {
 	return (r->utime_ns + r->stime_ns + r->tracer_ns) / r->wall_ns;
 }
 
-static double run_ratio(const struct run *r)
+static double run_ratio(const struct run_result *r)
 {
 	return r->utime_ns / r->truth_ns;
 }
 
-static double run_bias_us(const struct run *r)
+static double run_bias_us(const struct run_result *r)
 {
 	return (r->utime_ns - r->truth_ns) / r->syscalls / NSEC_PER_USEC;
 }
 
-/*
- * The valid runs of one configuration: sums (how many ticks there were),
- * and the median over the runs of the value judged and of the CPU share.
- */
+/* The valid runs of a configuration: sums, and medians over the runs. */
 struct pool {
 	int runs;
 	double utime, stime, truth, syscalls;
 	double med, min, max;	/* of the judged per-run value */
-	double share;		/* median cpu_share() */
+	double cpu_share;	/* median cpu_share() */
 	double wall, steal;
 	bool overrun;		/* a run's truth exceeded its runtime */
 };
 
-static struct pool pool_runs(const struct run *runs,
-			     double (*value)(const struct run *))
+static struct pool pool_runs(const struct run_result *runs,
+			     double (*value)(const struct run_result *))
 {
-	double v[REPS], sh[REPS];
+	double v[REPS], shares[REPS];
 	struct pool p = { 0 };
 	int i;
 
@@ -573,23 +526,21 @@ static struct pool pool_runs(const struct run *runs,
 		p.steal += runs[i].steal_ns;
 		if (runs[i].utime_ns + runs[i].stime_ns < runs[i].truth_ns)
 			p.overrun = true;
-		sh[p.runs] = cpu_share(&runs[i]);
+		shares[p.runs] = cpu_share(&runs[i]);
 		v[p.runs++] = value(&runs[i]);
 	}
 	p.med = intro_median(v, p.runs, false);
 	p.min = intro_quantile(v, p.runs, 0, false);
 	p.max = intro_quantile(v, p.runs, 1, false);
-	p.share = intro_median(sh, p.runs, false);
+	p.cpu_share = intro_median(shares, p.runs, false);
 	return p;
 }
 
 /*
- * Relative 1-sigma error of ru_utime summed over the runs, from tick
- * sampling alone: the N = rtime/jiffy ticks that hit the child fall in
- * user mode with p = truth/rtime, and cputime_adjust() scales the user
- * share to rtime, so sigma = sqrt((1 - p) / (p N)) = sqrt((rtime - truth)
- * jiffy / (truth rtime)). It does not depend on ru_utime, so a broken
- * utime cannot turn a decision into a skip.
+ * Relative error of the pooled ru_utime from tick sampling: N = rtime/jiffy
+ * ticks fall in user mode with p = truth/rtime, cputime_adjust() scales that
+ * share to rtime: sigma = sqrt((1 - p) / (p N)) = sqrt((rtime - truth) jiffy
+ * / (truth rtime)). Without ru_utime in it, a broken utime cannot skip.
  */
 static double pool_sigma(const struct pool *p)
 {
@@ -598,11 +549,14 @@ static double pool_sigma(const struct pool *p)
 	if (p->truth <= 0 || rt <= 0)
 		return INFINITY;
 	/* at least one tick's worth of system time: the truth can overshoot */
-	return sqrt(fmax(rt - p->truth, lab.jiffy_ns) * lab.jiffy_ns /
+	return sqrt(fmax(rt - p->truth, plan.jiffy_ns) * plan.jiffy_ns /
 		    (p->truth * rt));
 }
 
-/* ---- checks ---------------------------------------------------------- */
+static double user_ticks(const struct pool *p)
+{
+	return p->truth / plan.jiffy_ns;
+}
 
 struct check {
 	const char *name;
@@ -613,36 +567,19 @@ struct check {
 };
 
 /*
- * Runs whose CPU was shared with a busy task or stolen by the host, or
- * whose timed work took longer than their whole runtime (short
- * preemptions inside the segments): their ratio comes out low on a
- * healthy kernel (see CONTENDED_SHARE, STEAL_MAX), so a low value there
- * proves nothing.
+ * A CPU shared with a busy task or stolen, or timed work longer than the
+ * runtime (preemptions inside segments): a low ratio there proves nothing.
  */
 static bool undersampled(const struct pool *p)
 {
-	return p->share < CONTENDED_SHARE ||
+	return p->cpu_share < CONTENDED_SHARE ||
 	       p->steal > STEAL_MAX * p->wall || p->overrun;
 }
 
 /*
- * Deciding with ticks that do not resolve the bounds: a value outside a
- * bound by more than FAR_SIGMAS of its sampling error still fails, but
- * only with at least FAR_MIN_TICKS expected user ticks (@ticks; 0 where a
- * check has no such count). With fewer the sampling is biased, not just
- * noisy: under qemu TCG (lab, healthy 6.12.117) the traced 2 us level
- * read 4.2-6.7 with 5-6 user ticks and the 10 us level 12.7 with 2.
- * With 71-95 ticks (the 100 us level there) healthy values stayed within
- * 0.97-1.32 and the inflation mutant read 2.19-3.24, sigma ~0.1.
- */
-#define FAR_SIGMAS		4.0
-#define FAR_MIN_TICKS		50
-
-/*
- * A verdict needs the ticks to resolve the bounds (@sigma <= max_sigma),
- * or a value far out with enough ticks (above); otherwise the check
- * skips. A value on a side that undersampled runs can explain
- * (@low_unsure, @high_unsure) skips instead of failing.
+ * Decide when the ticks resolve the bounds (@sigma <= max_sigma) or a value
+ * is far out with enough @ticks, else skip; also skip a value on a side that
+ * undersampled runs explain (@low_unsure, @high_unsure).
  */
 static void verdict(const struct check *c, int runs, double sigma,
 		    double ticks, bool low_unsure, bool high_unsure,
@@ -654,81 +591,97 @@ static void verdict(const struct check *c, int runs, double sigma,
 	bool high = value > c->hi && (resolved || value > c->hi + far);
 
 	if (runs < REPS)
-		intro_result(c->name, INTRO_SKIP,
+		intro_report(c->name, KSFT_SKIP,
 			     "too few runs completed in the time budget");
 	else if ((low && low_unsure) || (high && high_unsure))
-		intro_result(c->name, INTRO_SKIP,
-			     "CPU contended or stolen, user ticks undersampled");
+		intro_report(c->name, KSFT_SKIP,
+			     "user ticks undersampled on a contended or stolen CPU");
 	else if (low || high)
-		intro_result(c->name, INTRO_FAIL, NULL);
+		intro_report(c->name, KSFT_FAIL, NULL);
 	else if (!resolved)
-		intro_result(c->name, INTRO_SKIP, "too few ticks to decide");
+		intro_report(c->name, KSFT_SKIP, "too few ticks to decide");
 	else
-		intro_result(c->name, INTRO_PASS, NULL);
+		intro_report(c->name, KSFT_PASS, NULL);
 }
 
-static void judge_runs(const struct check *c, const struct run *runs)
+/* the evidence beside a pooled ratio: its gate, its ticks, its spread */
+static void print_spread(const struct check *c, const struct pool *p)
+{
+	ksft_print_msg("%s: max_sigma_ratio=%.3f user_ticks=%.0f min_ratio=%.3f max_ratio=%.3f\n",
+		       c->name, c->max_sigma, user_ticks(p), p->min, p->max);
+}
+
+static void judge_runs(const struct check *c, const struct run_result *runs)
 {
 	struct pool p = pool_runs(runs, run_ratio);
+	double sigma = pool_sigma(&p);
 
-	intro_metric(c->name,
-		     "median_ratio=%.3f min_ratio=%.3f max_ratio=%.3f pooled_ratio=%.3f runs=%d work_us=%.1f user_ticks=%.0f sigma_ratio=%.3f max_sigma_ratio=%.3f cpu_share=%.2f steal_pct=%.1f bound_lo_ratio=%.2f bound_hi_ratio=%.2f",
-		     p.med, p.min, p.max, p.utime / p.truth, p.runs,
-		     p.truth / p.syscalls / NSEC_PER_USEC,
-		     p.truth / lab.jiffy_ns, pool_sigma(&p), c->max_sigma,
-		     p.share, 100 * p.steal / p.wall, c->lo, c->hi);
-	verdict(c, p.runs, pool_sigma(&p), p.truth / lab.jiffy_ns,
-		undersampled(&p), false, p.med);
+	intro_figures(c->name,
+		      "median_ratio=%.3f bound_lo_ratio=%.2f bound_hi_ratio=%.2f sigma_ratio=%.3f",
+		      p.med, c->lo, c->hi, sigma);
+	print_spread(c, &p);
+	ksft_print_msg("%s: runs=%d pooled_ratio=%.3f work_us=%.1f cpu_share=%.2f steal_pct=%.1f\n",
+		       c->name, p.runs, p.utime / p.truth,
+		       p.truth / p.syscalls / NSEC_PER_USEC, p.cpu_share,
+		       100 * p.steal / p.wall);
+	verdict(c, p.runs, sigma, user_ticks(&p), undersampled(&p), false,
+		p.med);
 }
 
 /* untraced, medium and long work of one repeat together */
 static void judge_untraced(const struct check *c)
 {
-	struct run both[REPS];
+	struct run_result both[REPS];
+	const struct run_result *long_run;
 	int i;
 
 	for (i = 0; i < REPS; i++) {
-		both[i] = lab.untraced[MEDIUM][i];
-		both[i].utime_ns += lab.untraced[LONG][i].utime_ns;
-		both[i].stime_ns += lab.untraced[LONG][i].stime_ns;
-		both[i].truth_ns += lab.untraced[LONG][i].truth_ns;
-		both[i].syscalls += lab.untraced[LONG][i].syscalls;
-		both[i].wall_ns += lab.untraced[LONG][i].wall_ns;
-		both[i].tracer_ns += lab.untraced[LONG][i].tracer_ns;
-		both[i].valid = both[i].valid && lab.untraced[LONG][i].valid;
+		long_run = &results.untraced[LONG][i];
+		both[i] = results.untraced[MEDIUM][i];
+		both[i].utime_ns += long_run->utime_ns;
+		both[i].stime_ns += long_run->stime_ns;
+		both[i].truth_ns += long_run->truth_ns;
+		both[i].syscalls += long_run->syscalls;
+		both[i].wall_ns += long_run->wall_ns;
+		both[i].tracer_ns += long_run->tracer_ns;
+		both[i].valid = both[i].valid && long_run->valid;
 	}
 	judge_runs(c, both);
 }
 
 static void judge_traced(const struct check *c)
 {
-	judge_runs(c, lab.traced[c->level]);
+	judge_runs(c, results.traced[c->level]);
 }
 
 /* tracer and tracee on different CPUs: no CPU share (it waits by design) */
 static void judge_cross(const struct check *c)
 {
-	struct pool p = pool_runs(lab.cross, run_ratio);
-	struct pool b = pool_runs(lab.cross, run_bias_us);
+	struct pool p = pool_runs(results.cross, run_ratio);
+	struct pool b = pool_runs(results.cross, run_bias_us);
+	double sigma = pool_sigma(&p);
 
-	intro_metric(c->name,
-		     "median_ratio=%.3f min_ratio=%.3f max_ratio=%.3f median_bias_us=%.2f runs=%d work_us=%.1f user_ticks=%.0f sigma_ratio=%.3f max_sigma_ratio=%.3f bound_lo_ratio=%.2f bound_hi_ratio=%.2f",
-		     p.med, p.min, p.max, b.med, p.runs,
-		     levels[CROSS_LEVEL].work_us, p.truth / lab.jiffy_ns,
-		     pool_sigma(&p), c->max_sigma, c->lo, c->hi);
-	if (!lab.have_cross)
-		intro_result(c->name, INTRO_SKIP, "needs two usable CPUs");
+	intro_figures(c->name,
+		      "median_ratio=%.3f bound_lo_ratio=%.2f bound_hi_ratio=%.2f sigma_ratio=%.3f",
+		      p.med, c->lo, c->hi, sigma);
+	print_spread(c, &p);
+	ksft_print_msg("%s: runs=%d median_bias_us=%.2f work_us=%.1f\n",
+		       c->name, p.runs, b.med, levels[CROSS_LEVEL].work_us);
+	if (!plan.have_cross)
+		intro_report(c->name, KSFT_SKIP, "needs two usable CPUs");
 	else
-		verdict(c, p.runs, pool_sigma(&p), p.truth / lab.jiffy_ns,
+		verdict(c, p.runs, sigma, user_ticks(&p),
 			p.steal > STEAL_MAX * p.wall, false, p.med);
 }
 
 /* traced error / untraced error of the repeat run next to it */
 static void judge_ratio(const struct check *c)
 {
-	const struct run *t = lab.traced[c->level], *u = lab.untraced[c->level];
+	const struct run_result *t = results.traced[c->level];
+	const struct run_result *u = results.untraced[c->level];
 	struct pool pt = pool_runs(t, run_ratio);
 	struct pool pu = pool_runs(u, run_ratio);
+	double sigma = hypot(pool_sigma(&pt), pool_sigma(&pu));
 	double v[REPS], med;
 	int i, n = 0;
 
@@ -736,34 +689,40 @@ static void judge_ratio(const struct check *c)
 		if (t[i].valid && u[i].valid)
 			v[n++] = run_ratio(&t[i]) / run_ratio(&u[i]);
 	med = intro_median(v, n, false);
-	intro_metric(c->name,
-		     "median_ratio=%.3f min_ratio=%.3f max_ratio=%.3f traced_ratio=%.3f untraced_ratio=%.3f runs=%d work_us=%.1f sigma_ratio=%.3f max_sigma_ratio=%.3f cpu_share=%.2f bound_lo_ratio=%.2f bound_hi_ratio=%.2f",
-		     med, intro_quantile(v, n, 0, false),
-		     intro_quantile(v, n, 1, false), pt.med, pu.med, n,
-		     levels[c->level].work_us,
-		     hypot(pool_sigma(&pt), pool_sigma(&pu)), c->max_sigma,
-		     pt.share, c->lo, c->hi);
+	intro_figures(c->name,
+		      "median_ratio=%.3f bound_lo_ratio=%.2f bound_hi_ratio=%.2f sigma_ratio=%.3f",
+		      med, c->lo, c->hi, sigma);
+	ksft_print_msg("%s: max_sigma_ratio=%.3f runs=%d min_ratio=%.3f max_ratio=%.3f\n",
+		       c->name, c->max_sigma, n,
+		       intro_quantile(v, n, 0, false),
+		       intro_quantile(v, n, 1, false));
+	ksft_print_msg("%s: traced_ratio=%.3f untraced_ratio=%.3f work_us=%.1f cpu_share=%.2f\n",
+		       c->name, pt.med, pu.med, levels[c->level].work_us,
+		       pt.cpu_share);
 	/* an untraced ratio pulled low by contention pushes this one up */
-	verdict(c, n, hypot(pool_sigma(&pt), pool_sigma(&pu)), 0,
-		undersampled(&pt), undersampled(&pu) && pu.med < UNTRACED_LO,
-		med);
+	verdict(c, n, sigma, 0, undersampled(&pt),
+		undersampled(&pu) && pu.med < UNTRACED_LO, med);
 }
 
 /* (ru_utime - truth) / syscalls, traced */
 static void judge_bias(const struct check *c)
 {
-	struct pool p = pool_runs(lab.traced[c->level], run_bias_us);
+	struct pool p = pool_runs(results.traced[c->level], run_bias_us);
 	double sigma_us = pool_sigma(&p) * p.truth / p.syscalls /
 			  NSEC_PER_USEC;
 
-	intro_metric(c->name,
-		     "median_bias_us=%.2f min_bias_us=%.2f max_bias_us=%.2f runs=%d work_us=%.1f syscalls=%.0f sigma_us=%.2f max_sigma_us=%.2f cpu_share=%.2f bound_lo_us=%.2f bound_hi_us=%.2f",
-		     p.med, p.min, p.max, p.runs, levels[c->level].work_us,
-		     p.syscalls, sigma_us, c->max_sigma, p.share, c->lo, c->hi);
+	intro_figures(c->name,
+		      "median_bias_us=%.2f bound_lo_us=%.2f bound_hi_us=%.2f sigma_us=%.2f",
+		      p.med, c->lo, c->hi, sigma_us);
+	ksft_print_msg("%s: max_sigma_us=%.2f runs=%d min_bias_us=%.2f max_bias_us=%.2f\n",
+		       c->name, c->max_sigma, p.runs, p.min, p.max);
+	ksft_print_msg("%s: work_us=%.1f syscalls=%.0f cpu_share=%.2f\n",
+		       c->name, levels[c->level].work_us, p.syscalls,
+		       p.cpu_share);
 	verdict(c, p.runs, sigma_us, 0, undersampled(&p), false, p.med);
 }
 
-static double run_cover(const struct run *r)
+static double run_cover(const struct run_result *r)
 {
 	return (r->utime_ns + r->stime_ns) / r->truth_ns;
 }
@@ -776,16 +735,16 @@ static void judge_cover(const struct check *c)
 	struct pool p;
 
 	for (l = 0; l < NR_LEVELS; l++) {
-		p = pool_runs(lab.traced[l], run_cover);
+		p = pool_runs(results.traced[l], run_cover);
 		if (p.runs < runs)
 			runs = p.runs;
 		worst = fmin(worst, p.med);
 		steal += p.steal;
 		wall += p.wall;
 	}
-	intro_metric(c->name,
-		     "min_median_ratio=%.3f runs=%d steal_pct=%.1f bound_lo_ratio=%.2f",
-		     worst, runs, 100 * steal / wall, c->lo);
+	intro_figures(c->name,
+		      "min_median_ratio=%.3f bound_lo_ratio=%.2f runs=%d steal_pct=%.1f",
+		      worst, c->lo, runs, 100 * steal / wall);
 	/* stolen time is in the truth but not in rtime */
 	verdict(c, runs, 0, 0, steal > STEAL_MAX * wall, false, worst);
 }
@@ -793,21 +752,21 @@ static void judge_cover(const struct check *c)
 /* ru_utime + ru_stime - schedstat at the exit stop, every traced run */
 static void judge_schedstat(const struct check *c)
 {
-	double worst = -INFINITY, bound_us = lab.jiffy_ns / NSEC_PER_USEC;
+	double worst = -INFINITY, bound_us = plan.jiffy_ns / NSEC_PER_USEC;
 	struct check bounded = *c;
-	const struct run *r;
+	const struct run_result *r;
 	int i, n = 0;
 
 	for (i = 0; i < NR_LEVELS * REPS; i++) {
-		r = &lab.traced[i / REPS][i % REPS];
+		r = &results.traced[i / REPS][i % REPS];
 		if (!r->valid || isnan(r->sched_ns))
 			continue;
 		worst = fmax(worst, (r->utime_ns + r->stime_ns - r->sched_ns) /
 			     NSEC_PER_USEC);
 		n++;
 	}
-	intro_metric(c->name, "max_excess_us=%.1f runs=%d bound_us=%.0f",
-		     worst, n, bound_us);
+	intro_figures(c->name, "max_excess_us=%.1f bound_us=%.0f runs=%d",
+		      worst, bound_us, n);
 	bounded.lo = -INFINITY;
 	bounded.hi = bound_us;
 	verdict(&bounded, n >= NR_LEVELS * REPS ? REPS : 0, 0, 0, false, false,
@@ -833,48 +792,47 @@ static const struct check checks[] = {
 	  CROSS_LO, CROSS_HI, CROSS_MAX_SIGMA },
 };
 
-/* ---- main ------------------------------------------------------------ */
-
-/* one "# run: key=value ..." line per run (-v, or when a run failed) */
+/* one "# run:" group of lines per run (-v, or when a run failed) */
 static void print_run(const char *mode, int level, int rep,
-		      const struct run *r)
+		      const struct run_result *r)
 {
-	if (!lab.opts.verbose && r->valid)
+	if (!opts.verbose && r->valid)
 		return;
-	ksft_print_msg("run: mode=%s level=%s rep=%d valid=%d ", mode,
-		       levels[level].name, rep, r->valid);
-	printf("utime_ms=%.1f stime_ms=%.1f truth_ms=%.1f excluded_ms=%.1f ",
-	       r->utime_ns / NSEC_PER_MSEC, r->stime_ns / NSEC_PER_MSEC,
-	       r->truth_ns / NSEC_PER_MSEC, r->excluded_ns / NSEC_PER_MSEC);
-	printf("sched_ms=%.1f syscalls=%.0f stops=%.0f wall_ms=%.0f ",
-	       r->sched_ns / NSEC_PER_MSEC, r->syscalls, r->stops,
-	       r->wall_ns / NSEC_PER_MSEC);
-	printf("tracer_ms=%.1f steal_ms=%.0f\n", r->tracer_ns / NSEC_PER_MSEC,
-	       r->steal_ns / NSEC_PER_MSEC);
+	ksft_print_msg("run: mode=%s level=%s rep=%d valid=%d syscalls=%.0f stops=%.0f\n",
+		       mode, levels[level].name, rep, r->valid, r->syscalls,
+		       r->stops);
+	ksft_print_msg("run: utime_ms=%.1f stime_ms=%.1f truth_ms=%.1f excluded_ms=%.1f\n",
+		       r->utime_ns / NSEC_PER_MSEC, r->stime_ns / NSEC_PER_MSEC,
+		       r->truth_ns / NSEC_PER_MSEC,
+		       r->excluded_ns / NSEC_PER_MSEC);
+	ksft_print_msg("run: sched_ms=%.1f wall_ms=%.0f tracer_ms=%.1f steal_ms=%.0f\n",
+		       r->sched_ns / NSEC_PER_MSEC, r->wall_ns / NSEC_PER_MSEC,
+		       r->tracer_ns / NSEC_PER_MSEC,
+		       r->steal_ns / NSEC_PER_MSEC);
 }
 
-static void run_config(const struct intro_budget *b, bool traced, int level,
-		       int rep, int tracee_cpu, double truth_ms, double max_s,
-		       struct run *r)
+static void run_one(const struct intro_budget *b, bool traced, int level,
+		    int rep, int tracee_cpu, double truth_ms, double max_s,
+		    struct run_result *r)
 {
-	double scale = lab.opts.scale;
 	struct run_cfg cfg = {
 		.traced = traced,
-		.tracer_cpu = lab.same_cpu,
+		.tracer_cpu = plan.same_cpu,
 		.tracee_cpu = tracee_cpu,
 		.work_ns = levels[level].work_us * NSEC_PER_USEC,
-		.ns_per_iter = lab.ns_per_iter,
-		.truth_ns = truth_ms * scale * NSEC_PER_MSEC,
-		.max_ns = max_s * scale * NSEC_PER_SEC,
-		.seed = (unsigned int)(rep * 7919 + level * 131 + traced + 1),
+		.ns_per_iter = plan.ns_per_iter,
+		.truth_ns = truth_ms * opts.scale * NSEC_PER_MSEC,
+		.max_ns = max_s * opts.scale * NSEC_PER_SEC,
+		.seed = (unsigned int)(rep * SEED_PER_REP +
+				       level * SEED_PER_LEVEL + traced + 1),
 	};
 
 	r->valid = false;
-	/* room for this run at its wall cap, plus fork and exit */
-	if (intro_budget_left_ns(b) < cfg.max_ns * 1.2 + 0.1 * NSEC_PER_SEC)
+	if (intro_budget_left_ns(b) <
+	    cfg.max_ns * CAP_MARGIN + FORK_EXIT_S * NSEC_PER_SEC)
 		return;
 	measure(&cfg, r);
-	print_run(tracee_cpu != lab.same_cpu ? "cross" :
+	print_run(tracee_cpu != plan.same_cpu ? "cross" :
 		  traced ? "traced" : "untraced", level, rep, r);
 }
 
@@ -883,24 +841,24 @@ static void run_all(void)
 	struct intro_budget b;
 	int rep, l;
 
-	intro_budget_start(&b, BUDGET_S * lab.opts.scale);
+	intro_budget_start(&b, BUDGET_S * opts.scale);
 	for (rep = 0; rep < REPS; rep++) {
 		for (l = 0; l < NR_LEVELS; l++) {
-			run_config(&b, false, l, rep, lab.same_cpu,
-				   levels[l].untraced_truth_ms,
-				   levels[l].untraced_max_s,
-				   &lab.untraced[l][rep]);
-			run_config(&b, true, l, rep, lab.same_cpu,
-				   levels[l].truth_ms, levels[l].max_s,
-				   &lab.traced[l][rep]);
+			run_one(&b, false, l, rep, plan.same_cpu,
+				levels[l].untraced_truth_ms,
+				levels[l].untraced_max_s,
+				&results.untraced[l][rep]);
+			run_one(&b, true, l, rep, plan.same_cpu,
+				levels[l].truth_ms, levels[l].max_s,
+				&results.traced[l][rep]);
 		}
-		if (lab.have_cross)
-			run_config(&b, true, CROSS_LEVEL, rep, lab.other_cpu,
-				   CROSS_TRUTH_MS, CROSS_MAX_S,
-				   &lab.cross[rep]);
+		if (plan.have_cross)
+			run_one(&b, true, CROSS_LEVEL, rep, plan.other_cpu,
+				CROSS_TRUTH_MS, CROSS_MAX_S,
+				&results.cross[rep]);
 	}
-	ksft_print_msg("run time: spent_s=%.1f budget_s=%.1f\n",
-		       intro_budget_spent_s(&b), BUDGET_S * lab.opts.scale);
+	ksft_print_msg("budget: spent_s=%.1f budget_s=%.1f\n",
+		       intro_budget_spent_s(&b), BUDGET_S * opts.scale);
 }
 
 /* Is @cpu in the cpulist @list ("0-3,8")? */
@@ -926,19 +884,15 @@ static bool in_cpulist(const char *list, int cpu)
 	return false;
 }
 
-/* The usable CPUs whose cputime is tick sampled (not nohz_full). */
+/* The usable CPUs whose cputime is tick sampled (nohz_full ones: vtime). */
 static int tick_cpus(int *cpus)
 {
-	char list[256] = "";
+	static char list[4096];
 	int n, i, k = 0;
-	FILE *f;
 
-	f = fopen("/sys/devices/system/cpu/nohz_full", "r");
-	if (f) {
-		if (!fgets(list, sizeof(list), f))
-			list[0] = '\0';
-		fclose(f);
-	}
+	if (intro_read_file("/sys/devices/system/cpu/nohz_full", list,
+			    sizeof(list)) < 0)
+		list[0] = '\0';
 	n = intro_usable_cpus(cpus, INTRO_MAX_CPUS);
 	for (i = 0; i < n; i++)
 		if (!in_cpulist(list, cpus[i]))
@@ -946,36 +900,40 @@ static int tick_cpus(int *cpus)
 	return k;
 }
 
-static int yama_scope(void)
+/* Precise cputime: always on s390, on powerpc if built with it. */
+static bool native_cputime(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
-	int scope = 0;
-
-	if (!f)
-		return 0;
-	if (fscanf(f, "%d", &scope) != 1)
-		scope = 0;
-	fclose(f);
-	return scope;
+#ifdef __s390__
+	return true;
+#else
+	return intro_kconfig("VIRT_CPU_ACCOUNTING_NATIVE") == 'y';
+#endif
 }
 
-/*
- * A short traced run: PTRACE_TRACEME must work, and the clock the child
- * times itself with must not be a syscall (it would add stops).
- */
+static int yama_scope(void)
+{
+	char buf[16];
+
+	if (intro_read_file("/proc/sys/kernel/yama/ptrace_scope", buf,
+			    sizeof(buf)) <= 0)
+		return 0;
+	return atoi(buf);
+}
+
+/* Tracing must work, and the child's clock must not be a syscall (stops). */
 static const char *probe_tracing(void)
 {
 	struct run_cfg cfg = {
 		.traced = true,
-		.tracer_cpu = lab.same_cpu,
-		.tracee_cpu = lab.same_cpu,
-		.work_ns = NSEC_PER_USEC,
-		.ns_per_iter = lab.ns_per_iter,
-		.truth_ns = NSEC_PER_MSEC,
-		.max_ns = 20 * NSEC_PER_MSEC,
-		.seed = 1,
+		.tracer_cpu = plan.same_cpu,
+		.tracee_cpu = plan.same_cpu,
+		.work_ns = PROBE_WORK_NS,
+		.ns_per_iter = plan.ns_per_iter,
+		.truth_ns = PROBE_TRUTH_NS,
+		.max_ns = PROBE_MAX_NS,
+		.seed = PROBE_SEED,
 	};
-	struct run r;
+	struct run_result r;
 
 	measure(&cfg, &r);
 	if (!r.syscalls)
@@ -991,50 +949,75 @@ static void setup(void)
 	int cpus[INTRO_MAX_CPUS], n;
 	const char *why;
 
-	if (intro_kconfig("VIRT_CPU_ACCOUNTING_NATIVE") == 'y')
+	if (native_cputime())
 		ksft_exit_skip("cputime is not tick sampled (VIRT_CPU_ACCOUNTING_NATIVE)\n");
 	n = tick_cpus(cpus);
 	if (n < 1)
 		ksft_exit_skip("every usable CPU is nohz_full, cputime is not tick sampled\n");
 	if (yama_scope() >= 3)
 		ksft_exit_skip("Yama ptrace_scope forbids PTRACE_TRACEME\n");
-	lab.same_cpu = cpus[n - 1];
-	lab.other_cpu = cpus[0];
-	lab.have_cross = n >= 2;
-	lab.jiffy_ns = (double)intro_jiffy_ns();
+	plan.same_cpu = cpus[n - 1];
+	plan.other_cpu = cpus[0];
+	plan.have_cross = n >= 2;
+	plan.jiffy_ns = (double)intro_jiffy_ns();
 	if (sigaction(SIGALRM, &sa, NULL))
-		ksft_exit_fail_msg("sigaction: %s\n", strerror(errno));
-	share = mmap(NULL, sizeof(*share), PROT_READ | PROT_WRITE,
-		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (share == MAP_FAILED)
-		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+		ksft_exit_fail_perror("sigaction");
+	child_segs = mmap(NULL, sizeof(*child_segs), PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (child_segs == MAP_FAILED)
+		ksft_exit_fail_perror("mmap");
 	pread_fd = memfd_create("ptrace_utime", 0);
-	if (pread_fd < 0 || ftruncate(pread_fd, 4096))
-		ksft_exit_fail_msg("memfd: %s\n", strerror(errno));
-	if (intro_pin(0, lab.same_cpu))
+	if (pread_fd < 0 || ftruncate(pread_fd, sysconf(_SC_PAGESIZE)))
+		ksft_exit_fail_perror("memfd");
+	if (intro_pin(0, plan.same_cpu))
 		ksft_exit_skip("cannot pin to a usable CPU\n");
-	lab.ns_per_iter = ns_per_iter(lab.same_cpu);
+	plan.ns_per_iter = ns_per_iter(plan.same_cpu);
 	why = probe_tracing();
 	if (why)
 		ksft_exit_skip("%s\n", why);
 	ksft_print_msg("plan: same_cpu=%d other_cpu=%d ns_per_iter=%.3f\n",
-		       lab.same_cpu, lab.have_cross ? lab.other_cpu : -1,
-		       lab.ns_per_iter);
+		       plan.same_cpu, plan.have_cross ? plan.other_cpu : -1,
+		       plan.ns_per_iter);
 }
+
+static const struct intro_prog prog = {
+	.usage =
+	"ptrace_utime: the user time (utime) of a child stopped at every\n"
+	"syscall by PTRACE_SYSCALL is accounted like that of an untraced child.\n"
+	"Guards against the 3.2-rc6 regression bisected to commit 1e5a74059f9\n"
+	"(LKML, Dec 2011): traced utime +17%, and ten times too small in a VM.\n"
+	"A child alternates user work it times itself with pread(); a ratio is\n"
+	"its wait4() ru_utime / that time. Checks (bounds printed with figures):\n"
+	"  untraced_utime_error            ratio untraced (10 and 100 us of work)\n"
+	"  traced_utime_error_short_work   ratio traced, 2 us of work per syscall\n"
+	"  traced_utime_error_medium_work  ratio traced, 10 us\n"
+	"  traced_utime_error_long_work    ratio traced, 100 us\n"
+	"  traced_untraced_ratio           traced ratio / untraced ratio, 10 us\n"
+	"  traced_bias_per_syscall         (ru_utime - timed work) per syscall\n"
+	"  total_covers_user_work          ru_utime + ru_stime >= timed work\n"
+	"  total_within_schedstat          ru_utime + ru_stime - schedstat <= 1 jiffy\n"
+	"  cross_cpu_traced_utime_error    ratio traced from another CPU, 100 us\n"
+	"A check skips when the timer ticks it pooled cannot resolve its bounds.\n"
+	"Needs: ptrace of a child (Yama ptrace_scope below 3), tick-sampled\n"
+	"cputime (a CPU outside nohz_full, not VIRT_CPU_ACCOUNTING_NATIVE),\n"
+	"/proc/PID/schedstat, and two usable CPUs for the cross-CPU check.\n",
+	.min_scale = MIN_SCALE,
+	.max_scale = MAX_SCALE,
+};
 
 int main(int argc, char **argv)
 {
 	size_t i;
 
+	intro_parse_opts(argc, argv, &prog, &opts);
 	ksft_print_header();
-	intro_parse_opts(argc, argv, &lab.opts);
-	intro_print_env();
+	intro_print_env(&opts);
 	setup();
 	ksft_set_plan(ARRAY_SIZE(checks));
 	run_all();
 	for (i = 0; i < ARRAY_SIZE(checks); i++)
 		checks[i].judge(&checks[i]);
-	munmap(share, sizeof(*share));
+	munmap(child_segs, sizeof(*child_segs));
 	close(pread_fd);
-	intro_exit();
+	ksft_finished();
 }

@@ -5,29 +5,24 @@
  * smaps_rollup adds up to the sum of the smaps entries.
  *
  * Regression guarded: linux-mm, August 2016, "[PACTH v2 0/3] Implement
- * /proc/<pid>/totmaps" (Robert Foss; Jann Horn's and Michal Hocko's
- * measurements). A monitor summing Rss/Pss over smaps of a process holding
- * vm.max_map_count one-page MAP_SHARED|MAP_POPULATE mappings spent its time
- * in the kernel, about half of it in format_decode()/vsnprintf(). What was
- * merged: smaps_rollup (493b0e9d945f, v4.14) and the smaps number printer
- * seq_put_decimal_ull_width() (d1be35cb6f96, v4.17). Related: smaps_rollup
- * miscounting Locked (2019) and readers stalling on mmap_lock (ff9f47f6f00c).
+ * /proc/<pid>/totmaps". A monitor summing Rss/Pss over smaps of a process
+ * holding vm.max_map_count one-page shared mappings spent about half of its
+ * kernel time in vsnprintf(). Merged in answer: smaps_rollup (493b0e9d945f,
+ * v4.14) and the smaps number printer seq_put_decimal_ull_width()
+ * (d1be35cb6f96, v4.17).
  *
  * Invariants, on a target blocked in read() that holds N one-page shared
- * anonymous mappings (each its own shmem object, so none can merge):
- *  - reading smaps costs a bounded multiple of reading maps, and smaps_rollup
- *    a fraction of smaps, per VMA (reader CPU time, same run, interleaved);
- *  - the per-VMA cost does not grow with N (N against about N/4);
- *  - every page-count field of smaps_rollup equals the sum over the smaps
- *    entries; the PSS fields agree within the kB truncation of each entry;
- *  - maps lists baseline + created VMAs, in order, once each, and smaps
- *    lists the same number of entries.
+ * anonymous mappings (each its own shmem object, so none can merge): per
+ * VMA, smaps costs a bounded multiple of maps and smaps_rollup a fraction
+ * of smaps; the per-VMA cost does not grow with N; smaps_rollup equals the
+ * sum over the smaps entries; maps lists every VMA once, in order.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -35,109 +30,104 @@
 
 #include "introspect_util.h"
 
-/* A diagnostic "# topic: key=value ..." that belongs to no single check. */
-static void note(const char *topic, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# %s: ", topic);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
+/* ---- Bounds --------------------------------------------------------------- */
 
 /*
- * ---- Bounds --------------------------------------------------------------
- * Measured on this project's VM: Linux 6.18 guest (KVM), 2 vCPUs, HZ=250,
- * tick accounting, shared (kernel builds and the other programs running:
- * load 1..9). A "run median" is the median over one run's 9 interleaved
- * repetitions of the per-repetition ratio of reader CPU time per VMA
- * (CLOCK_THREAD_CPUTIME_ID); large targets of 10k..65k VMAs (time-sized,
- * median 48k) and a quarter of that. 66 runs under the measurement lock,
- * 32 without it. Also 13 runs in qemu TCG (Debian 6.1 kernel, -smp 2,
- * 512 MiB..2 GiB, 4.1k..12.8k VMAs): 3..15x slower, formatting more so.
- *
- * smaps/maps. Run medians: locked 3.66..4.84 (median 4.21), unlocked
- * 3.84..5.79, TCG 4.69..6.59; single repetitions 2.9..7.4 (TCG 2.8..11.5).
- * The lab's healthy 6.12 boots in TCG (88): 5.05..7.98; 74 soak runs here
- * (idle, loaded, throttled): at most 4.79.
- * A show_smap() doing 20 us more per VMA (udelay(20), the lab's mutant)
- * costs 1.2 x 20 us more per VMA (the records shown twice, see read_cost()):
- * (6.8 + 24) / 1.6 ~ 19 here. In TCG its 24 us are real time, not
- * emulated, against 22..100 us of emulated smaps: 9.18..13.74 in 9 lab
- * boots, ~7..9 estimated when the host is loaded (a miss, not a guess).
- * Bound 9: 1.13x the largest healthy TCG figure, 1.9x the largest native
- * one, 0.98x the smallest mutant one (a boot on a slow host: under TCG
- * this check cannot promise more). It was 10, which the mutant cleared by
- * 0.4% and 1.7% in two of its first four boots. The revert of the number
- * printer speed-up (d1be35cb6f96) reads 9.4..10.2 in TCG (8 boots), above
- * the bound too; natively it was not measured.
+ * smaps/maps reader CPU per VMA: healthy kernels read 3.7 to 8 (the top on
+ * slow CPUs, where formatting weighs more). A show_smap() 20 us slower per
+ * VMA, or the revert of d1be35cb6f96, reads 9.2 and more.
  */
 #define SMAPS_MAPS_MAX_RATIO	9.0
 
 /*
- * smaps/smaps_rollup: rollup must stay several times cheaper than smaps.
- * Run medians: locked 4.54..8.33 (median 6.99), unlocked 5.50..7.79, TCG
- * on Debian 6.1 8.16..11.92, TCG on the lab's 6.12 10.96..15.30 and 27.5
- * and 33.3 on two healthy boots. Lower bound 2: a rollup costing half of
- * smaps has lost its reason to exist (it walks the same page tables but
- * prints once); 2.3x below the smallest run median. There is no upper
- * bound: an earlier 16 failed those two healthy TCG boots, above the
- * 20 us-per-VMA mutant's 27.9 there; extra smaps-only cost is
- * smaps_vs_maps_cost's to catch (13.5 in TCG, ~19 here).
+ * smaps/smaps_rollup: the rollup walks the same page tables but prints once,
+ * so it stays several times cheaper (healthy 4.5 and more); at 2 it has lost
+ * its reason to exist. No upper bound: smaps_vs_maps_cost catches smaps-only
+ * cost.
  */
 #define SMAPS_ROLLUP_MIN_RATIO	2.0
 
 /*
- * Per-VMA CPU at N over per-VMA CPU at about N/4, judged on maps and smaps
- * (the files read in many read() calls, each re-entering m_start()). Run
- * medians: locked 0.92..1.10, unlocked 0.93..1.08, TCG 0.77..1.21
- * (rollup, printed only: 0.76..1.22, TCG 0.68..1.69: a 1k-VMA rollup read
- * is ~5 ms in TCG and host preemption dominates it). Bound 2: 1.65x the
- * largest; a reader re-walking the VMAs from the start on each read()
- * (quadratic) tends to 4 at a 4x size ratio.
+ * Per-VMA CPU at N over that at N/4, for maps and smaps (read in many read()
+ * calls, each re-entering m_start()): healthy 0.77 to 1.21; a reader that
+ * re-walks the VMAs from the start on every read() tends to 4.
  */
 #define SCALING_MAX_RATIO	2.0
 
 /*
- * Pss_Anon + Pss_File + Pss_Shmem against Pss in smaps_rollup: each of the
- * four is its own fixed-point sum shifted down to kB, and every page adds to
- * Pss and to exactly one part (smaps_page_accumulate()), so the three
- * truncated parts are 0..2 kB below the truncated total. Exact, no margin.
+ * Pss_Anon + Pss_File + Pss_Shmem against Pss: every page adds to Pss and to
+ * one part (smaps_page_accumulate()), and each of the four fixed-point sums
+ * is truncated to kB on its own, so the parts are 0 to 2 kB below Pss.
  */
 #define PSS_PARTS_SLACK_KB	2
 
 /*
- * How far a PSS field of smaps_rollup may move between the two reads that
- * bracket the smaps read and still count as one state: the target's file
- * pages (libc, ld.so) are mapped by other processes too, so each exec or
- * exit on the machine moves their Pss (4096/mapcount bytes a page).
- * Measured over 60 triples of a 16k-VMA target while a shell exec()ed
- * /bin/true in a loop: 57 moved 0..2 kB, the others 7 and 8 kB. A triple
- * that moved more is retried; a page-count field (Rss, ...) must not move.
+ * How far a PSS field of smaps_rollup may move between the two reads around
+ * the smaps read: exec and exit elsewhere move the Pss of shared libc pages
+ * by a few kB. A triple that moved more is retried; page counts must not move.
  */
 #define PSS_DRIFT_MAX_KB	4
 
-/* ---- Sizing and time ----------------------------------------------------- */
+/* ---- Sizing and time ------------------------------------------------------ */
 
 #define BUDGET_S		20.0	/* whole run, times --scale */
+#define MIN_SCALE		0.25	/* 16384 VMAs: scaling reads as at scale 1 */
+#define MAX_SCALE		1.5	/* a 30 s budget ends inside a 45 s timeout */
 #define PLAN_FRACTION		0.4	/* plan the work to fill this of it */
+#define BUILD_FRACTION		0.4	/* stop growing the targets past this */
 #define RESERVE_FRACTION	0.15	/* kept for the checks and teardown */
+#define CONS_RESERVES		2	/* consistency leaves reps this many reserves */
+#define REP_HEADROOM		1.5	/* start a rep if 1.5x the last one fits */
+#define PLAN_WALL_MAX_CPU	2	/* a calibration stall counts at most 2x CPU */
 #define VMAS_PER_SCALE		65536	/* largest target at --scale 1 */
 #define LARGE_MIN_VMAS		4096	/* below: cost checks skip */
 #define SIZE_RATIO		4	/* large target / small target */
 #define CAL_VMAS		1024	/* first mappings of the small target */
+#define BUILD_STEP_VMAS		256	/* mappings per command; budget checked */
 #define REPS_WANTED		9	/* times --scale, at least REPS_MIN */
 #define REPS_MIN		5
 #define MAP_COUNT_MARGIN_DIV	100	/* keep 1% + 64 of max_map_count */
 #define MAP_COUNT_MARGIN_ADD	64
-/* MemAvailable drop per mapping: measured 5.9..6.3 KiB; 2x margin */
-#define MEM_PER_VMA_BYTES	12288
+/* MemAvailable drop per mapping beyond its page (inode, file, VMA) */
+#define VMA_OVERHEAD_BYTES	2048
+#define MEM_MARGIN		2	/* plan twice the measured drop */
 #define MEM_AVAIL_DIV		4	/* use at most 1/4 of MemAvailable */
 #define LOCK_VMAS		16	/* mlock()ed mappings, within the rlimit */
 #define READ_BUF_BYTES		(1024 * 1024)
 #define CONSISTENCY_TRIES	12	/* rollup/smaps/rollup triples, at most */
+#define QUIET_TRIPLES		2	/* wanted; as many disagreeing fail */
+#define MISMATCHES_SHOWN	16	/* rollup fields shown as evidence */
+#define CHILD_MAPS_BYTES	(64 * 1024)	/* the target's maps at start */
+#define MEMINFO_BYTES		8192
+#define PATH_LEN		64
+#define RATIOS_LEN		1024	/* one evidence line of per-rep ratios */
+
+static const struct intro_prog prog = {
+	.usage =
+	"smaps_perf: the cost of /proc/PID/smaps per mapping (VMA), against maps and\n"
+	"smaps_rollup of the same target, and smaps_rollup against the smaps sums.\n"
+	"\n"
+	"Guards the 2016 linux-mm report (\"Implement /proc/<pid>/totmaps\"): number\n"
+	"formatting was half of what smaps cost on a process with many mappings;\n"
+	"smaps_rollup (493b0e9d945f, v4.14) and a faster printer (d1be35cb6f96, v4.17)\n"
+	"followed. Two targets hold N and N/4 one-page shared mappings; costs are the\n"
+	"reader's CPU time per VMA, median over interleaved repetitions.\n"
+	"\n"
+	"Checks:\n"
+	"  smaps_vs_maps_cost       smaps/maps cost per VMA <= 9\n"
+	"  smaps_vs_rollup_cost     smaps/smaps_rollup cost per VMA >= 2\n"
+	"  per_vma_cost_scaling     cost per VMA at N / at N/4 <= 2 (maps and smaps)\n"
+	"  rollup_equals_smaps_sum  smaps_rollup fields equal the smaps sums (PSS\n"
+	"                           within one kB per entry)\n"
+	"  vma_count                maps lists every mapping once, in order; smaps\n"
+	"                           has as many entries\n"
+	"\n"
+	"Needs: CONFIG_PROC_PAGE_MONITOR, CONFIG_SHMEM; no privilege. Uses up to\n"
+	"65536 x scale mappings, within vm.max_map_count and a quarter of\n"
+	"MemAvailable. At most 20 s x scale.\n",
+	.min_scale = MIN_SCALE,
+	.max_scale = MAX_SCALE,
+};
 
 enum file_kind { F_MAPS, F_SMAPS, F_ROLLUP, NR_FILES };
 
@@ -145,7 +135,7 @@ static const char * const file_names[NR_FILES] = {
 	"maps", "smaps", "smaps_rollup",
 };
 
-/* ---- The target ------------------------------------------------------------ */
+/* ---- The target ----------------------------------------------------------- */
 
 struct target {
 	pid_t pid;
@@ -167,10 +157,7 @@ struct target_ack {
 	int err;
 };
 
-/*
- * How many mappings to mlock(): LOCK_VMAS pages, fewer if RLIMIT_MEMLOCK
- * is smaller (root has CAP_IPC_LOCK, but stay within the limit anyway).
- */
+/* How many mappings to mlock(): LOCK_VMAS pages, fewer if RLIMIT_MEMLOCK is. */
 static long lockable_pages(long page)
 {
 	struct rlimit rl;
@@ -182,10 +169,7 @@ static long lockable_pages(long page)
 	return rl.rlim_cur / page < LOCK_VMAS ? rl.rlim_cur / page : LOCK_VMAS;
 }
 
-/*
- * Write back the byte at @p: a real store (an atomic one, which the
- * compiler keeps), so a copy-on-write page is copied.
- */
+/* A real store of the byte at @p (atomic: kept), so a COW page is copied. */
 static void store_same(char *p)
 {
 	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED),
@@ -193,30 +177,20 @@ static void store_same(char *p)
 }
 
 /*
- * Give the child its own copy of every private writable page it shares
- * with the parent since fork(), so that the parent's later writes (COW
- * breaks) cannot change the child's Shared_/Private_ and PSS figures
- * while they are read. Raw read() into static storage: no malloc.
+ * Give the child its own copy of every private writable page it shares with
+ * the parent, so that the parent's later writes (COW breaks) cannot change
+ * the child's Shared_/Private_ and PSS figures while they are read.
  */
 static void unshare_private_pages(long page)
 {
-	static char maps[1 << 16];
+	static char maps[CHILD_MAPS_BYTES];
 	unsigned long lo, hi, a;
 	char *p, *q, *nl;
-	ssize_t n, len = 0;
-	int fd;
 
-	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (intro_read_file("/proc/self/maps", maps, sizeof(maps)) < 0)
 		return;
-	while ((n = read(fd, maps + len, sizeof(maps) - 1 - len)) > 0)
-		len += n;
-	close(fd);
-	maps[len] = '\0';
-	for (p = maps; *p; p = nl + 1) {
-		nl = strchr(p, '\n');
-		if (!nl)
-			break;
+	for (p = maps; *p; p = *nl ? nl + 1 : nl) {
+		nl = strchrnul(p, '\n');
 		lo = strtoul(p, &q, 16);
 		hi = strtoul(q + 1, &q, 16);
 		if (strncmp(q, " rw-p", 5))
@@ -343,7 +317,7 @@ static int target_grow(struct target *t, long total)
 	return 0;
 }
 
-/* ---- Reading /proc ---------------------------------------------------------- */
+/* ---- Reading /proc -------------------------------------------------------- */
 
 struct read_cost {
 	unsigned long long cpu_ns;	/* CLOCK_THREAD_CPUTIME_ID of the reader */
@@ -352,16 +326,12 @@ struct read_cost {
 };
 
 /*
- * Read @path to the end with @len-byte read()s into @buf, open and close
- * included. seq_file fills at most its own buffer (one page, more only for
- * a record larger than that) per read(), whatever @len is, so a 1 MiB
- * buffer makes no difference to the kernel's work. The record that does not
- * fit is shown again by the next read() (seq_read_iter()): smaps records
- * are ~790 bytes, five fit in a page, so show_smap() runs ~1.2 times per
- * VMA. Return 0, or -1 with errno set.
+ * Read @path to the end with @len-byte read()s, open and close included.
+ * seq_file fills one page per read() whatever @len is, and shows again the
+ * record that did not fit (seq_read_iter()): show_smap() runs ~1.2x per VMA.
  */
-static int read_cost(const char *path, char *buf, size_t len,
-		     struct read_cost *c)
+static int timed_read(const char *path, char *buf, size_t len,
+		      struct read_cost *c)
 {
 	unsigned long long cpu0 = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	unsigned long long wall0 = intro_now_ns();
@@ -426,65 +396,65 @@ static void proc_path(char *buf, size_t len, pid_t pid, enum file_kind f)
 	snprintf(buf, len, "/proc/%d/%s", (int)pid, file_names[f]);
 }
 
-/* ---- Parsing ---------------------------------------------------------------- */
+/* ---- Parsing -------------------------------------------------------------- */
 
 /*
- * The "Name: value kB" fields of smaps and smaps_rollup (6.12:
- * fs/proc/task_mmu.c __show_smap(), show_smap()) and how rollup relates
- * to the sum over the smaps entries:
- *  K_EXACT: byte counts of whole pages (mem_size_stats: resident, ...,
- *           swap), printed >> 10: each entry is exact, so the sums agree.
- *  K_PSS:   fixed-point sums (pss, pss_dirty, pss_locked, << PSS_SHIFT)
- *           printed as (x >> PSS_SHIFT) >> 10. The rollup adds the same
- *           fixed-point per-page terms as the entries and truncates once;
- *           each entry truncates its own. So 0 <= rollup - sum < number of
- *           entries whose value has a fraction of a kB. A term is short of
- *           a whole page only for a page mapped >= 2 times
- *           (smaps_account(): PAGE_SIZE / mapcount), and such an entry
- *           shows Pss < Rss; an entry with Pss == Rss is exact. Bound:
- *           #entries with Pss < Rss (Pss_Dirty and Locked take subsets of
- *           the same pages).
- *  K_SWAP_PSS: the same for SwapPss (swap_pss, swp_swapcount() >= 2
- *           shares): #entries with SwapPss < Swap.
- *  K_PART:  Pss_Anon/File/Shmem, rollup only; checked against its Pss
- *           (PSS_PARTS_SLACK_KB).
- *  K_VMA:   per-VMA only (Size, page sizes); not in the rollup.
- * The gate VMA ([vsyscall]) is listed by smaps but not walked by the
- * rollup; its fields are all 0 (walk_page_vma() has no mm to walk).
+ * The "Name: value kB" fields of smaps (fs/proc/task_mmu.c __show_smap())
+ * and how smaps_rollup relates to the sum over the smaps entries:
+ *  K_EXACT:    whole pages, exact in each entry: the sums agree.
+ *  K_PSS:      fixed-point sums truncated to kB once in the rollup and once
+ *              per entry, so 0 <= rollup - sum < the entries with a fraction
+ *              of a kB; only a page mapped twice or more adds a fraction
+ *              (smaps_account()), so those entries show Pss < Rss.
+ *  K_SWAP_PSS: the same for SwapPss, entries with SwapPss < Swap.
+ *  K_PART:     Pss_Anon/File/Shmem, rollup only: against its Pss.
+ *  K_VMA:      per-VMA only, not in the rollup.
+ * The gate VMA ([vsyscall]) is in smaps but not in the rollup; its fields
+ * are all 0.
  */
 enum field_kind { K_EXACT, K_PSS, K_SWAP_PSS, K_PART, K_VMA };
+
+/* in the order smaps prints them */
+enum field_id {
+	FI_SIZE, FI_KERNEL_PAGE_SIZE, FI_MMU_PAGE_SIZE, FI_RSS, FI_PSS,
+	FI_PSS_DIRTY, FI_PSS_ANON, FI_PSS_FILE, FI_PSS_SHMEM,
+	FI_SHARED_CLEAN, FI_SHARED_DIRTY, FI_PRIVATE_CLEAN, FI_PRIVATE_DIRTY,
+	FI_REFERENCED, FI_ANONYMOUS, FI_KSM, FI_LAZY_FREE, FI_ANON_HUGE_PAGES,
+	FI_SHMEM_PMD_MAPPED, FI_FILE_PMD_MAPPED, FI_SHARED_HUGETLB,
+	FI_PRIVATE_HUGETLB, FI_SWAP, FI_SWAP_PSS, FI_LOCKED, NR_FIELDS
+};
 
 struct field {
 	const char *name;
 	enum field_kind kind;
 };
 
-static const struct field fields[] = {
-	{ "Size", K_VMA },		{ "KernelPageSize", K_VMA },
-	{ "MMUPageSize", K_VMA },	{ "Rss", K_EXACT },
-	{ "Pss", K_PSS },		{ "Pss_Dirty", K_PSS },
-	{ "Pss_Anon", K_PART },		{ "Pss_File", K_PART },
-	{ "Pss_Shmem", K_PART },	{ "Shared_Clean", K_EXACT },
-	{ "Shared_Dirty", K_EXACT },	{ "Private_Clean", K_EXACT },
-	{ "Private_Dirty", K_EXACT },	{ "Referenced", K_EXACT },
-	{ "Anonymous", K_EXACT },	{ "KSM", K_EXACT },
-	{ "LazyFree", K_EXACT },	{ "AnonHugePages", K_EXACT },
-	{ "ShmemPmdMapped", K_EXACT },	{ "FilePmdMapped", K_EXACT },
-	{ "Shared_Hugetlb", K_EXACT },	{ "Private_Hugetlb", K_EXACT },
-	{ "Swap", K_EXACT },		{ "SwapPss", K_SWAP_PSS },
-	{ "Locked", K_PSS },
-};
-
-#define NR_FIELDS	ARRAY_SIZE(fields)
-
-/* indices into fields[] */
-enum {
-	FI_RSS = 3,
-	FI_PSS = 4,
-	FI_PSS_ANON = 6,
-	FI_SWAP = 22,
-	FI_SWAP_PSS = 23,
-	FI_LOCKED = 24,
+static const struct field fields[NR_FIELDS] = {
+	[FI_SIZE]		= { "Size", K_VMA },
+	[FI_KERNEL_PAGE_SIZE]	= { "KernelPageSize", K_VMA },
+	[FI_MMU_PAGE_SIZE]	= { "MMUPageSize", K_VMA },
+	[FI_RSS]		= { "Rss", K_EXACT },
+	[FI_PSS]		= { "Pss", K_PSS },
+	[FI_PSS_DIRTY]		= { "Pss_Dirty", K_PSS },
+	[FI_PSS_ANON]		= { "Pss_Anon", K_PART },
+	[FI_PSS_FILE]		= { "Pss_File", K_PART },
+	[FI_PSS_SHMEM]		= { "Pss_Shmem", K_PART },
+	[FI_SHARED_CLEAN]	= { "Shared_Clean", K_EXACT },
+	[FI_SHARED_DIRTY]	= { "Shared_Dirty", K_EXACT },
+	[FI_PRIVATE_CLEAN]	= { "Private_Clean", K_EXACT },
+	[FI_PRIVATE_DIRTY]	= { "Private_Dirty", K_EXACT },
+	[FI_REFERENCED]		= { "Referenced", K_EXACT },
+	[FI_ANONYMOUS]		= { "Anonymous", K_EXACT },
+	[FI_KSM]		= { "KSM", K_EXACT },
+	[FI_LAZY_FREE]		= { "LazyFree", K_EXACT },
+	[FI_ANON_HUGE_PAGES]	= { "AnonHugePages", K_EXACT },
+	[FI_SHMEM_PMD_MAPPED]	= { "ShmemPmdMapped", K_EXACT },
+	[FI_FILE_PMD_MAPPED]	= { "FilePmdMapped", K_EXACT },
+	[FI_SHARED_HUGETLB]	= { "Shared_Hugetlb", K_EXACT },
+	[FI_PRIVATE_HUGETLB]	= { "Private_Hugetlb", K_EXACT },
+	[FI_SWAP]		= { "Swap", K_EXACT },
+	[FI_SWAP_PSS]		= { "SwapPss", K_SWAP_PSS },
+	[FI_LOCKED]		= { "Locked", K_PSS },
 };
 
 struct kb_sums {
@@ -498,16 +468,16 @@ struct kb_sums {
 
 static int field_index(const char *name, size_t len, int hint)
 {
-	size_t i;
+	int i;
 
-	if (hint >= 0 && hint < (int)NR_FIELDS &&
+	if (hint >= 0 && hint < NR_FIELDS &&
 	    strlen(fields[hint].name) == len &&
 	    !memcmp(fields[hint].name, name, len))
 		return hint;
 	for (i = 0; i < NR_FIELDS; i++)
 		if (strlen(fields[i].name) == len &&
 		    !memcmp(fields[i].name, name, len))
-			return (int)i;
+			return i;
 	return -1;
 }
 
@@ -590,17 +560,29 @@ static void parse_maps(const struct text *t, struct maps_shape *m)
 	}
 }
 
-/* ---- The run ---------------------------------------------------------------- */
+/* ---- The measurement ------------------------------------------------------ */
 
 enum { T_SMALL, T_LARGE, NR_TARGETS };
 
-struct run {
+static const char * const cost_labels[NR_TARGETS] = {
+	"cost_small", "cost_large",
+};
+
+/* A field of smaps_rollup that disagreed with the smaps sum. */
+struct mismatch {
+	const char *name;
+	long long rollup_kb, sum_kb, slack_kb, drift_kb;
+};
+
+struct smaps_bench {
 	struct intro_opts opts;
 	struct intro_budget budget;
 	struct target tgt[NR_TARGETS];
+	long page_size;
 	long max_map_count;
 	long mem_avail_kb;
 	const char *size_limit;	/* what limited it */
+	bool build_cut;		/* the budget stopped the build */
 	char *buf;		/* READ_BUF_BYTES, for every cost read */
 	struct text text;
 	int reps;
@@ -617,165 +599,165 @@ struct run {
 	int cons_stable;	/* quiet triples (changed_field() NULL) */
 	int cons_bad;		/* stable triples that disagreed */
 	const char *cons_changed;	/* field that moved in the last triple */
+	struct mismatch mismatch[MISMATCHES_SHOWN];
+	int nr_mismatches;	/* all of them, shown or not */
 };
 
-static struct run run;
+static struct smaps_bench bench;
 
-static void bail(const char *what)
+static __noreturn void bail(const char *what)
 {
 	int e = errno, i;
 
 	for (i = 0; i < NR_TARGETS; i++)
-		target_stop(&run.tgt[i]);
-	ksft_exit_fail_msg("%s: %s\n", what, strerror(e));
+		target_stop(&bench.tgt[i]);
+	errno = e;
+	ksft_exit_fail_perror(what);
 }
 
-static long read_long_file(const char *path)
+static long read_max_map_count(void)
 {
-	char line[64];
-	long v = -1;
-	FILE *f;
+	char num[PATH_LEN];
 
-	f = fopen(path, "re");
-	if (!f)
+	if (intro_read_file("/proc/sys/vm/max_map_count", num, sizeof(num)) <= 0)
 		return -1;
-	if (fgets(line, sizeof(line), f))
-		v = strtol(line, NULL, 10);
-	fclose(f);
-	return v;
+	return strtol(num, NULL, 10);
 }
 
 static long mem_available_kb(void)
 {
-	char line[128];
-	long v = -1;
-	FILE *f;
+	static const char key[] = "MemAvailable:";
+	char buf[MEMINFO_BYTES], *p;
 
-	f = fopen("/proc/meminfo", "re");
-	if (!f)
+	if (intro_read_file("/proc/meminfo", buf, sizeof(buf)) < 0)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %ld kB", &v) == 1)
-			break;
-	fclose(f);
-	return v;
+	p = strstr(buf, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
 }
 
 static long count_vmas(pid_t pid, struct maps_shape *shape)
 {
-	char path[64];
+	char path[PATH_LEN];
 
 	proc_path(path, sizeof(path), pid, F_MAPS);
-	if (slurp(path, &run.text))
+	if (slurp(path, &bench.text))
 		bail("read maps");
-	parse_maps(&run.text, shape);
+	parse_maps(&bench.text, shape);
 	return shape->lines;
 }
 
 /* One timed read of each file of @t, in an order rotated by @rot. */
 static void read_all(struct target *t, int rot, struct read_cost *c)
 {
-	char path[64];
+	char path[PATH_LEN];
 	int i, f;
 
 	for (i = 0; i < NR_FILES; i++) {
 		f = (i + rot) % NR_FILES;
 		proc_path(path, sizeof(path), t->pid, f);
-		if (read_cost(path, run.buf, READ_BUF_BYTES, &c[f]))
+		if (timed_read(path, bench.buf, READ_BUF_BYTES, &c[f]))
 			bail("read target file");
 	}
 }
 
 /*
- * The wall time to plan for a step that took @wall and used @cpu: its wall
- * time, but at most twice its CPU time, so that one stall of the machine
- * while calibrating does not shrink the target to nothing (the repetitions
- * are capped by the budget anyway).
+ * The wall time to plan for a step that took @wall and used @cpu: at most
+ * PLAN_WALL_MAX_CPU times its CPU time, so that one stall while calibrating
+ * does not shrink the target to nothing.
  */
 static double plan_ns(unsigned long long wall, unsigned long long cpu)
 {
-	return (double)(wall < 2 * cpu ? wall : 2 * cpu);
+	return (double)(wall < PLAN_WALL_MAX_CPU * cpu ?
+			wall : PLAN_WALL_MAX_CPU * cpu);
 }
 
 /*
  * Size the large target: the smallest of VMAS_PER_SCALE x scale, what
- * vm.max_map_count leaves (never changed by us), a quarter of
- * MemAvailable, and what the planned work costs at the per-VMA speeds
- * measured on the small target's first CAL_VMAS mappings. @create_ns,
- * @read_ns (maps + smaps + rollup), @check_ns (smaps + 2 rollups + parse):
- * planned ns per VMA.
+ * vm.max_map_count leaves, MemAvailable / MEM_AVAIL_DIV, and what the work
+ * costs at the per-VMA speeds measured on the first CAL_VMAS mappings:
+ * @create_ns, @read_ns (three files), @check_ns (smaps, two rollups, parse).
  */
 static long plan_size(double create_ns, double read_ns, double check_ns)
 {
-	double per_vma, left, n = VMAS_PER_SCALE * run.opts.scale;
-	long limit;
+	double per_vma, left, n = VMAS_PER_SCALE * bench.opts.scale;
+	long limit, mem_per_vma;
 
-	run.size_limit = "scale";
-	limit = run.max_map_count - run.tgt[T_LARGE].baseline -
-		run.max_map_count / MAP_COUNT_MARGIN_DIV - MAP_COUNT_MARGIN_ADD;
+	bench.size_limit = "scale";
+	limit = bench.max_map_count - bench.tgt[T_LARGE].baseline -
+		bench.max_map_count / MAP_COUNT_MARGIN_DIV - MAP_COUNT_MARGIN_ADD;
 	if (limit < n) {
 		n = limit;
-		run.size_limit = "max_map_count";
+		bench.size_limit = "max_map_count";
 	}
-	limit = run.mem_avail_kb / MEM_AVAIL_DIV * 1024 /
-		(MEM_PER_VMA_BYTES * (SIZE_RATIO + 1) / SIZE_RATIO);
-	if (run.mem_avail_kb > 0 && limit < n) {
+	mem_per_vma = MEM_MARGIN * (bench.page_size + VMA_OVERHEAD_BYTES);
+	limit = bench.mem_avail_kb / MEM_AVAIL_DIV * 1024 /
+		(mem_per_vma * (SIZE_RATIO + 1) / SIZE_RATIO);
+	if (bench.mem_avail_kb > 0 && limit < n) {
 		n = limit;
-		run.size_limit = "memory";
+		bench.size_limit = "memory";
 	}
-	/*
-	 * Per large-target VMA: creating both targets and reps_max reads of
-	 * the three files of both (1 + 1/SIZE_RATIO VMAs each), and up to
-	 * CONSISTENCY_TRIES triples on the small target.
-	 */
-	per_vma = (create_ns + run.reps_max * read_ns) *
+	/* both targets, reps_max reads of both, consistency on the small one */
+	per_vma = (create_ns + bench.reps_max * read_ns) *
 		  (SIZE_RATIO + 1) / SIZE_RATIO +
 		  check_ns * CONSISTENCY_TRIES / SIZE_RATIO;
-	left = PLAN_FRACTION * run.budget.limit_ns -
-	       (double)(intro_now_ns() - run.budget.start_ns);
+	left = PLAN_FRACTION * bench.budget.limit_ns -
+	       (double)(intro_now_ns() - bench.budget.start_ns);
 	if (left / per_vma < n) {
 		n = left / per_vma;
-		run.size_limit = "time";
+		bench.size_limit = "time";
 	}
 	return n < 0 ? 0 : (long)n;
 }
 
 /*
- * Grow @t to @total mappings. mmap() failing with ENOMEM (a lower
- * vm.max_map_count than read, a memory cgroup) leaves a smaller target,
- * which is said and measured as it is; a target that died is fatal.
+ * Grow @t towards @total mappings, BUILD_STEP_VMAS at a time, until the
+ * build's share of the budget is spent. mmap() failing with ENOMEM (a
+ * memory cgroup, a lower vm.max_map_count) leaves a smaller target,
+ * measured as it is; a target that died is fatal.
  */
-static void grow_or_note(struct target *t, long total)
+static void grow_target(struct target *t, long total)
 {
-	if (!target_grow(t, total))
+	uint64_t stop = (uint64_t)((1 - BUILD_FRACTION) * bench.budget.limit_ns);
+	long step;
+
+	while (t->created < total) {
+		if (intro_budget_left_ns(&bench.budget) < stop) {
+			bench.build_cut = true;
+			ksft_print_msg("build: out_of_time_at_vmas=%ld wanted_vmas=%ld\n",
+				       t->created, total);
+			return;
+		}
+		step = total - t->created < BUILD_STEP_VMAS ?
+		       total : t->created + BUILD_STEP_VMAS;
+		if (!target_grow(t, step))
+			continue;
+		if (errno != ENOMEM)
+			bail("grow the target");
+		ksft_print_msg("build: mmap_enomem_at_vmas=%ld wanted_vmas=%ld\n",
+			       t->created, total);
 		return;
-	if (errno != ENOMEM)
-		bail("grow the target");
-	note("target", "mmap_enomem_at=%ld wanted=%ld", t->created, total);
+	}
 }
 
-/*
- * Start both targets, time the small one's first CAL_VMAS mappings and
- * reads, size the targets, and grow them.
- */
+/* Time the small target's first CAL_VMAS mappings and reads; plan; grow. */
 static void build_targets(void)
 {
 	unsigned long long t0, c0, create_wall, create_cpu, parse_wall;
 	struct read_cost cal[NR_FILES], again[NR_FILES];
 	double create_ns, read_ns = 0, check_ns, vmas;
-	struct target *s = &run.tgt[T_SMALL];
+	struct target *s = &bench.tgt[T_SMALL], *l = &bench.tgt[T_LARGE];
 	unsigned long long parse_cpu;
 	struct maps_shape shape;
 	struct kb_sums sums;
 	clockid_t child_cpu;
-	char path[64];
-	long n, small;
+	char path[PATH_LEN];
+	long n;
 	int i;
 
 	for (i = 0; i < NR_TARGETS; i++) {
-		if (target_start(&run.tgt[i]))
+		if (target_start(&bench.tgt[i]))
 			bail("fork target");
-		run.tgt[i].baseline = count_vmas(run.tgt[i].pid, &shape);
+		bench.tgt[i].baseline = count_vmas(bench.tgt[i].pid, &shape);
 	}
 	if (clock_getcpuclockid(s->pid, &child_cpu))
 		bail("clock_getcpuclockid");
@@ -796,9 +778,9 @@ static void build_targets(void)
 	t0 = intro_now_ns();
 	c0 = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	proc_path(path, sizeof(path), s->pid, F_SMAPS);
-	if (slurp(path, &run.text))
+	if (slurp(path, &bench.text))
 		bail("read smaps");
-	parse_smaps(&run.text, &sums);
+	parse_smaps(&bench.text, &sums);
 	parse_cpu = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
 	parse_wall = intro_now_ns() - t0;
 
@@ -809,42 +791,38 @@ static void build_targets(void)
 		   vmas;
 	read_ns /= vmas;
 	n = plan_size(create_ns, read_ns, check_ns);
-	if (n < LARGE_MIN_VMAS && !strcmp(run.size_limit, "time"))
+	if (n < LARGE_MIN_VMAS && !strcmp(bench.size_limit, "time"))
 		n = LARGE_MIN_VMAS;	/* cheap to build; reps are time-capped */
-	small = n / SIZE_RATIO > CAL_VMAS ? n / SIZE_RATIO : CAL_VMAS;
-	if (small > n)
-		small = n;
-	note("target",
-	     "max_map_count=%ld mem_available_kb=%ld baseline_vmas=%ld planned_vmas=%ld limited_by=%s plan_create_us_per_vma=%.2f plan_read_us_per_vma=%.2f plan_check_us_per_vma=%.2f",
-	     run.max_map_count, run.mem_avail_kb, run.tgt[T_LARGE].baseline, n,
-	     run.size_limit, create_ns / NSEC_PER_USEC,
-	     read_ns / NSEC_PER_USEC, check_ns / NSEC_PER_USEC);
-	if (strcmp(run.size_limit, "scale") && strcmp(run.size_limit, "time"))
-		note("target", "scaled_down_from=%.0f by=%s",
-		     VMAS_PER_SCALE * run.opts.scale, run.size_limit);
+	ksft_print_msg("plan: max_map_count=%ld mem_available_kb=%ld baseline_vmas=%ld\n",
+		       bench.max_map_count, bench.mem_avail_kb, l->baseline);
+	ksft_print_msg("plan: create_us_per_vma=%.2f read_us_per_vma=%.2f check_us_per_vma=%.2f\n",
+		       create_ns / NSEC_PER_USEC, read_ns / NSEC_PER_USEC,
+		       check_ns / NSEC_PER_USEC);
+	ksft_print_msg("plan: vmas=%ld limited_by=%s scale_vmas=%.0f page_kb=%ld\n",
+		       n, bench.size_limit, VMAS_PER_SCALE * bench.opts.scale,
+		       bench.page_size / 1024);
+	/* the large one first: if the budget cuts it, the small one follows */
 	t0 = intro_now_ns();
-	grow_or_note(s, small);
-	grow_or_note(&run.tgt[T_LARGE], n);
+	grow_target(l, n);
+	grow_target(s, l->created / SIZE_RATIO);
 	for (i = 0; i < NR_TARGETS; i++)
-		run.tgt[i].vmas = count_vmas(run.tgt[i].pid, &run.shape[i]);
-	note("target",
-	     "small_vmas=%ld large_vmas=%ld locked=%ld create_s=%.2f mem_used_kb=%ld",
-	     s->vmas, run.tgt[T_LARGE].vmas, run.tgt[T_LARGE].locked,
-	     (double)(intro_now_ns() - t0) / NSEC_PER_SEC,
-	     run.mem_avail_kb - mem_available_kb());
+		bench.tgt[i].vmas = count_vmas(bench.tgt[i].pid, &bench.shape[i]);
+	ksft_print_msg("build: small_vmas=%ld large_vmas=%ld create_s=%.2f mem_used_kb=%ld\n",
+		       s->vmas, l->vmas,
+		       (double)(intro_now_ns() - t0) / NSEC_PER_SEC,
+		       bench.mem_avail_kb - mem_available_kb());
 }
 
 /*
- * Were the two rollups @a and @b, read before and after the smaps read,
- * of the same state? Page-count fields must be equal; the PSS fields may
- * drift by up to PSS_DRIFT_MAX_KB (other processes mapping libc). Return
- * NULL, or the name of the first field that changed more.
+ * Were the two rollups @a and @b, read before and after the smaps read, of
+ * the same state? Page-count fields must be equal, the PSS fields within
+ * PSS_DRIFT_MAX_KB. Return NULL, or the first field that changed more.
  */
 static const char *changed_field(const struct kb_sums *a,
 				 const struct kb_sums *b)
 {
 	long long d;
-	size_t i;
+	int i;
 
 	for (i = 0; i < NR_FIELDS; i++) {
 		d = llabs((long long)a->kb[i] - (long long)b->kb[i]);
@@ -855,20 +833,27 @@ static const char *changed_field(const struct kb_sums *a,
 	return NULL;
 }
 
+static void add_mismatch(const char *name, long long rollup_kb,
+			 long long sum_kb, long long slack_kb, long long drift_kb)
+{
+	if (bench.nr_mismatches < MISMATCHES_SHOWN)
+		bench.mismatch[bench.nr_mismatches] = (struct mismatch){
+			name, rollup_kb, sum_kb, slack_kb, drift_kb };
+	bench.nr_mismatches++;
+}
+
 /*
  * Do the rollups @a, @b agree with the smaps sums @s in between? Page-count
- * fields: exactly. PSS fields: 0 <= rollup - sum <= bound without drift;
- * with the rollups d kB apart, sum in [min - bound - d, max + d]. Pss
- * against its parts: within PSS_PARTS_SLACK_KB, in each rollup. Prints
- * what disagrees; returns how many fields did.
+ * fields exactly; PSS fields 0 <= rollup - sum <= bound, widened by the
+ * drift d between the rollups to [min - bound - d, max + d]; Pss against its
+ * parts within PSS_PARTS_SLACK_KB. Keeps what disagrees; returns how many.
  */
 static int rollup_mismatches(const struct kb_sums *a, const struct kb_sums *b,
 			     const struct kb_sums *s)
 {
 	long long lo, hi, d, bound, sum, parts;
 	const struct kb_sums *r;
-	int bad = 0, k;
-	size_t i;
+	int bad = 0, i, k;
 
 	for (i = 0; i < NR_FIELDS; i++) {
 		if (!a->seen[i] || fields[i].kind == K_VMA ||
@@ -883,9 +868,7 @@ static int rollup_mismatches(const struct kb_sums *a, const struct kb_sums *b,
 		if (s->seen[i] && sum >= lo - bound - d && sum <= hi + d)
 			continue;
 		bad++;
-		note("rollup_mismatch",
-		     "field=%s rollup_kb=%lld smaps_sum_kb=%lld allowed_excess_kb=%lld drift_kb=%lld",
-		     fields[i].name, lo, sum, bound, d);
+		add_mismatch(fields[i].name, lo, sum, bound, d);
 	}
 	for (k = 0; k < 2; k++) {
 		r = k ? b : a;
@@ -898,50 +881,57 @@ static int rollup_mismatches(const struct kb_sums *a, const struct kb_sums *b,
 		if (d >= 0 && d <= PSS_PARTS_SLACK_KB)
 			continue;
 		bad++;
-		note("rollup_mismatch",
-		     "field=Pss rollup_kb=%llu pss_parts_sum_kb=%lld allowed_excess_kb=%d",
-		     r->kb[FI_PSS], parts, PSS_PARTS_SLACK_KB);
+		add_mismatch("Pss_parts", (long long)r->kb[FI_PSS], parts,
+			     PSS_PARTS_SLACK_KB, 0);
 	}
 	return bad + (a->entries != 1);
 }
 
 /*
  * rollup, smaps, rollup on the small target (a short window is likelier to
- * be quiet). A triple counts when changed_field() finds the rollups to be
- * of one state; the check fails when two counted triples disagree, so one
- * transient difference cannot fail it and a miscounting kernel (which
+ * be quiet). A triple counts when changed_field() finds the rollups to be of
+ * one state; the check fails when QUIET_TRIPLES counted triples disagree, so
+ * one transient difference cannot fail it and a miscounting kernel (which
  * disagrees every time) cannot pass it.
  */
 static void check_consistency(void)
 {
-	struct target *t = &run.tgt[T_SMALL];
-	char rpath[64], spath[64];
+	struct target *t = &bench.tgt[T_SMALL];
+	char rpath[PATH_LEN], spath[PATH_LEN];
 	unsigned long long reserve;
 	struct kb_sums r2;
 
 	proc_path(rpath, sizeof(rpath), t->pid, F_ROLLUP);
 	proc_path(spath, sizeof(spath), t->pid, F_SMAPS);
-	reserve = (unsigned long long)(RESERVE_FRACTION * run.budget.limit_ns);
-	while (run.cons_tries < CONSISTENCY_TRIES && run.cons_stable < 2 &&
-	       !(run.cons_stable == 1 && !run.cons_bad) &&
-	       intro_budget_left_ns(&run.budget) > 2 * reserve) {
-		run.cons_tries++;
-		if (slurp(rpath, &run.text))
+	reserve = (unsigned long long)(RESERVE_FRACTION * bench.budget.limit_ns);
+	while (bench.cons_tries < CONSISTENCY_TRIES &&
+	       bench.cons_stable < QUIET_TRIPLES &&
+	       !(bench.cons_stable == 1 && !bench.cons_bad) &&
+	       intro_budget_left_ns(&bench.budget) > CONS_RESERVES * reserve) {
+		bench.cons_tries++;
+		if (slurp(rpath, &bench.text))
 			bail("read smaps_rollup");
-		parse_smaps(&run.text, &run.rollup);
-		if (slurp(spath, &run.text))
+		parse_smaps(&bench.text, &bench.rollup);
+		if (slurp(spath, &bench.text))
 			bail("read smaps");
-		parse_smaps(&run.text, &run.sum);
-		run.smaps_entries[T_SMALL] = run.sum.entries;
-		if (slurp(rpath, &run.text))
+		parse_smaps(&bench.text, &bench.sum);
+		bench.smaps_entries[T_SMALL] = bench.sum.entries;
+		if (slurp(rpath, &bench.text))
 			bail("read smaps_rollup");
-		parse_smaps(&run.text, &r2);
-		run.cons_changed = changed_field(&run.rollup, &r2);
-		if (run.cons_changed)
+		parse_smaps(&bench.text, &r2);
+		bench.cons_changed = changed_field(&bench.rollup, &r2);
+		if (bench.cons_changed)
 			continue;
-		run.cons_stable++;
-		if (rollup_mismatches(&run.rollup, &r2, &run.sum))
-			run.cons_bad++;
+		bench.cons_stable++;
+		if (rollup_mismatches(&bench.rollup, &r2, &bench.sum))
+			bench.cons_bad++;
+	}
+	/* no time for a triple: still count the entries for vma_count */
+	if (!bench.cons_tries) {
+		if (slurp(spath, &bench.text))
+			bail("read smaps");
+		parse_smaps(&bench.text, &r2);
+		bench.smaps_entries[T_SMALL] = r2.entries;
 	}
 }
 
@@ -949,35 +939,33 @@ static void measure_costs(void)
 {
 	struct read_cost c[NR_FILES];
 	unsigned long long rep_start, rep_ns = 0, left, reserve;
-	int i, f, k;
+	int i, f, k, ti;
 
-	reserve = (unsigned long long)(RESERVE_FRACTION * run.budget.limit_ns);
+	reserve = (unsigned long long)(RESERVE_FRACTION * bench.budget.limit_ns);
 	for (k = 0; k < NR_TARGETS; k++)
 		for (f = 0; f < NR_FILES; f++) {
-			run.cpu_ns[k][f] = calloc(run.reps_max, sizeof(double));
-			run.wall_ns[k][f] = calloc(run.reps_max, sizeof(double));
-			if (!run.cpu_ns[k][f] || !run.wall_ns[k][f])
+			bench.cpu_ns[k][f] = calloc(bench.reps_max, sizeof(double));
+			bench.wall_ns[k][f] = calloc(bench.reps_max, sizeof(double));
+			if (!bench.cpu_ns[k][f] || !bench.wall_ns[k][f])
 				bail("allocate samples");
 		}
-	for (i = 0; i < run.reps_max; i++) {
-		left = intro_budget_left_ns(&run.budget);
-		if (left < reserve || left - reserve < rep_ns * 3 / 2)
+	for (i = 0; i < bench.reps_max; i++) {
+		left = intro_budget_left_ns(&bench.budget);
+		if (left < reserve ||
+		    (double)(left - reserve) < REP_HEADROOM * rep_ns)
 			break;
 		rep_start = intro_now_ns();
 		for (k = 0; k < NR_TARGETS; k++) {
-			struct target *t = &run.tgt[(k + i) % NR_TARGETS];
-
-			read_all(t, i, c);
+			ti = (k + i) % NR_TARGETS;
+			read_all(&bench.tgt[ti], i, c);
 			for (f = 0; f < NR_FILES; f++) {
-				int ti = (k + i) % NR_TARGETS;
-
-				run.cpu_ns[ti][f][i] = (double)c[f].cpu_ns;
-				run.wall_ns[ti][f][i] = (double)c[f].wall_ns;
-				run.bytes[ti][f] = c[f].bytes;
+				bench.cpu_ns[ti][f][i] = (double)c[f].cpu_ns;
+				bench.wall_ns[ti][f][i] = (double)c[f].wall_ns;
+				bench.bytes[ti][f] = c[f].bytes;
 			}
 		}
 		rep_ns = intro_now_ns() - rep_start;
-		run.reps++;
+		bench.reps++;
 	}
 }
 
@@ -988,140 +976,147 @@ struct ratio {
 
 static double rep_ratio(int i, int ta, int fa, int tb, int fb)
 {
-	return (run.cpu_ns[ta][fa][i] / run.tgt[ta].vmas) /
-	       (run.cpu_ns[tb][fb][i] / run.tgt[tb].vmas);
+	return (bench.cpu_ns[ta][fa][i] / bench.tgt[ta].vmas) /
+	       (bench.cpu_ns[tb][fb][i] / bench.tgt[tb].vmas);
 }
 
 static struct ratio cost_ratio(int ta, int fa, int tb, int fb)
 {
-	double *v = calloc(run.reps ? run.reps : 1, sizeof(double));
+	double *v = calloc(bench.reps ? bench.reps : 1, sizeof(double));
 	struct ratio r = { NAN, NAN, NAN };
 	int i;
 
 	if (!v)
 		bail("allocate ratios");
-	for (i = 0; i < run.reps; i++)
+	for (i = 0; i < bench.reps; i++)
 		v[i] = rep_ratio(i, ta, fa, tb, fb);
-	if (run.reps) {
-		intro_sort(v, run.reps);
-		r.median = intro_median(v, run.reps, true);
+	if (bench.reps) {
+		intro_sort(v, bench.reps);
+		r.median = intro_median(v, bench.reps, true);
 		r.min = v[0];
-		r.max = v[run.reps - 1];
+		r.max = v[bench.reps - 1];
 	}
 	free(v);
 	return r;
 }
 
-/* The evidence of a cost check: every repetition's ratio, in run order. */
-static void print_ratios(const char *what, int ta, int fa, int tb, int fb)
-{
-	int i;
-
-	printf("# evidence: %s_per_rep=", what);
-	for (i = 0; i < run.reps; i++)
-		printf("%s%.2f", i ? "," : "", rep_ratio(i, ta, fa, tb, fb));
-	putchar('\n');
-}
-
 static double us_per_vma(int t, int f)
 {
-	return intro_median(run.cpu_ns[t][f], run.reps, false) /
-	       run.tgt[t].vmas / NSEC_PER_USEC;
+	return intro_median(bench.cpu_ns[t][f], bench.reps, false) /
+	       bench.tgt[t].vmas / NSEC_PER_USEC;
 }
 
-/* -v: every repetition's CPU us per VMA, in run order. */
-static void print_samples(int t, int f)
+/* Append @v to the comma-separated list in @line of @cap bytes. */
+static void append_value(char *line, size_t cap, double v)
 {
+	size_t len = strlen(line);
+
+	snprintf(line + len, cap - len, "%s%.2f", len ? "," : "", v);
+}
+
+/* Evidence: "# @label: @key=r1,r2,..." per repetition, in run order. */
+static void print_ratios(const char *label, const char *key, int ta, int fa,
+			 int tb, int fb)
+{
+	char line[RATIOS_LEN] = "";
 	int i;
 
-	printf("# samples: %s %s cpu_us_per_vma=", t == T_LARGE ? "large" : "small",
-	       file_names[f]);
-	for (i = 0; i < run.reps; i++)
-		printf("%s%.2f", i ? "," : "",
-		       run.cpu_ns[t][f][i] / run.tgt[t].vmas / NSEC_PER_USEC);
-	putchar('\n');
+	for (i = 0; i < bench.reps; i++)
+		append_value(line, sizeof(line), rep_ratio(i, ta, fa, tb, fb));
+	ksft_print_msg("%s: %s=%s\n", label, key, line);
 }
 
-static void print_costs(void)
+/* -v: every repetition's CPU us per VMA of file @f of target @t. */
+static void print_samples(int t, int f)
 {
-	double cpu, wall;
-	int t, f;
+	static const char * const keys[NR_FILES] = {
+		"maps_cpu_us_per_vma", "smaps_cpu_us_per_vma",
+		"smaps_rollup_cpu_us_per_vma",
+	};
+	char line[RATIOS_LEN] = "";
+	int i;
 
-	for (t = 0; t < NR_TARGETS; t++)
-		for (f = 0; f < NR_FILES; f++) {
-			if (!run.reps)
-				continue;
-			cpu = intro_median(run.cpu_ns[t][f], run.reps, false);
-			wall = intro_median(run.wall_ns[t][f], run.reps, false);
-			note("cost",
-			     "%s vmas=%ld file=%s bytes=%zu cpu_us_per_vma=%.3f wall_us_per_vma=%.3f cpu_mb_per_s=%.1f reps=%d",
-			     t == T_LARGE ? "large" : "small", run.tgt[t].vmas,
-			     file_names[f], run.bytes[t][f],
-			     cpu / run.tgt[t].vmas / NSEC_PER_USEC,
-			     wall / run.tgt[t].vmas / NSEC_PER_USEC,
-			     run.bytes[t][f] / (cpu / NSEC_PER_SEC) / 1e6,
-			     run.reps);
-			if (run.opts.verbose)
-				print_samples(t, f);
-		}
+	for (i = 0; i < bench.reps; i++)
+		append_value(line, sizeof(line), bench.cpu_ns[t][f][i] /
+			     bench.tgt[t].vmas / NSEC_PER_USEC);
+	ksft_print_msg("%s: %s=%s\n", cost_labels[t], keys[f], line);
 }
 
-/* ---- Checks ----------------------------------------------------------------- */
+static void print_cost(int t, int f)
+{
+	double wall = intro_median(bench.wall_ns[t][f], bench.reps, false);
+
+	ksft_print_msg("%s: vmas=%ld file=%s bytes=%zu cpu_us_per_vma=%.3f wall_us_per_vma=%.3f\n",
+		       cost_labels[t], bench.tgt[t].vmas, file_names[f],
+		       bench.bytes[t][f], us_per_vma(t, f),
+		       wall / bench.tgt[t].vmas / NSEC_PER_USEC);
+	if (bench.opts.verbose)
+		print_samples(t, f);
+}
+
+/* ---- Checks --------------------------------------------------------------- */
 
 static const char *cost_skip_reason(void)
 {
-	if (run.tgt[T_LARGE].created < LARGE_MIN_VMAS)
-		return "too few mappings allowed for a cost measurement";
-	if (run.reps < REPS_MIN)
+	if (bench.tgt[T_LARGE].created < LARGE_MIN_VMAS)
+		return bench.build_cut ? "time budget too small to build the target" :
+		       "too few mappings allowed for a cost measurement";
+	if (bench.reps < REPS_MIN)
 		return "time budget too small for enough repetitions";
 	return NULL;
 }
 
-static enum intro_verdict check_smaps_vs_maps(const char *name,
-					      const char **reason)
+static int check_smaps_vs_maps(const char *name, const char **reason)
 {
 	struct ratio r = cost_ratio(T_LARGE, F_SMAPS, T_LARGE, F_MAPS);
-	enum intro_verdict v;
+	int result;
 
 	*reason = cost_skip_reason();
-	v = *reason ? INTRO_SKIP :
-	    r.median <= SMAPS_MAPS_MAX_RATIO ? INTRO_PASS : INTRO_FAIL;
-	if (v == INTRO_FAIL || run.opts.verbose)
-		print_ratios("smaps_maps", T_LARGE, F_SMAPS, T_LARGE, F_MAPS);
-	intro_metric(name,
-		     "smaps_us_per_vma=%.3f maps_us_per_vma=%.3f ratio=%.2f ratio_min=%.2f ratio_max=%.2f reps=%d vmas=%ld bound_ratio=%.1f",
-		     us_per_vma(T_LARGE, F_SMAPS), us_per_vma(T_LARGE, F_MAPS),
-		     r.median, r.min, r.max, run.reps, run.tgt[T_LARGE].vmas,
-		     SMAPS_MAPS_MAX_RATIO);
-	return v;
+	result = *reason ? KSFT_SKIP :
+		 r.median <= SMAPS_MAPS_MAX_RATIO ? KSFT_PASS : KSFT_FAIL;
+	ksft_print_msg("%s: smaps_us_per_vma=%.3f maps_us_per_vma=%.3f vmas=%ld reps=%d\n",
+		       name, us_per_vma(T_LARGE, F_SMAPS),
+		       us_per_vma(T_LARGE, F_MAPS), bench.tgt[T_LARGE].vmas,
+		       bench.reps);
+	intro_figures(name,
+		      "median_ratio=%.2f min_ratio=%.2f max_ratio=%.2f bound_hi_ratio=%.1f",
+		      r.median, r.min, r.max, SMAPS_MAPS_MAX_RATIO);
+	if (result == KSFT_FAIL || bench.opts.verbose)
+		print_ratios(name, "per_rep_ratio", T_LARGE, F_SMAPS, T_LARGE,
+			     F_MAPS);
+	return result;
 }
 
-static enum intro_verdict check_smaps_vs_rollup(const char *name,
-						const char **reason)
+static int check_smaps_vs_rollup(const char *name, const char **reason)
 {
 	struct ratio r = cost_ratio(T_LARGE, F_SMAPS, T_LARGE, F_ROLLUP);
-	enum intro_verdict v;
+	int result;
 
 	*reason = cost_skip_reason();
-	v = *reason ? INTRO_SKIP :
-	    r.median >= SMAPS_ROLLUP_MIN_RATIO ? INTRO_PASS : INTRO_FAIL;
-	if (v == INTRO_FAIL || run.opts.verbose)
-		print_ratios("smaps_rollup", T_LARGE, F_SMAPS, T_LARGE,
+	result = *reason ? KSFT_SKIP :
+		 r.median >= SMAPS_ROLLUP_MIN_RATIO ? KSFT_PASS : KSFT_FAIL;
+	ksft_print_msg("%s: smaps_us_per_vma=%.3f rollup_us_per_vma=%.3f vmas=%ld reps=%d\n",
+		       name, us_per_vma(T_LARGE, F_SMAPS),
+		       us_per_vma(T_LARGE, F_ROLLUP), bench.tgt[T_LARGE].vmas,
+		       bench.reps);
+	intro_figures(name,
+		      "median_ratio=%.2f min_ratio=%.2f max_ratio=%.2f bound_lo_ratio=%.1f",
+		      r.median, r.min, r.max, SMAPS_ROLLUP_MIN_RATIO);
+	if (result == KSFT_FAIL || bench.opts.verbose)
+		print_ratios(name, "per_rep_ratio", T_LARGE, F_SMAPS, T_LARGE,
 			     F_ROLLUP);
-	intro_metric(name,
-		     "smaps_us_per_vma=%.3f rollup_us_per_vma=%.3f ratio=%.2f ratio_min=%.2f ratio_max=%.2f reps=%d vmas=%ld bound_min_ratio=%.1f",
-		     us_per_vma(T_LARGE, F_SMAPS),
-		     us_per_vma(T_LARGE, F_ROLLUP), r.median, r.min, r.max,
-		     run.reps, run.tgt[T_LARGE].vmas, SMAPS_ROLLUP_MIN_RATIO);
-	return v;
+	return result;
 }
 
-static enum intro_verdict check_scaling(const char *name, const char **reason)
+static int check_scaling(const char *name, const char **reason)
 {
+	static const char * const keys[NR_FILES] = {
+		"maps_per_rep_ratio", "smaps_per_rep_ratio",
+		"smaps_rollup_per_rep_ratio",
+	};
 	struct ratio r[NR_FILES];
-	enum intro_verdict v;
 	double worst;
-	int f;
+	int f, result;
 
 	for (f = 0; f < NR_FILES; f++)
 		r[f] = cost_ratio(T_LARGE, f, T_SMALL, f);
@@ -1129,70 +1124,91 @@ static enum intro_verdict check_scaling(const char *name, const char **reason)
 	worst = r[F_MAPS].median > r[F_SMAPS].median ? r[F_MAPS].median :
 						       r[F_SMAPS].median;
 	*reason = cost_skip_reason();
-	if (!*reason && run.tgt[T_LARGE].vmas <
-	    (SIZE_RATIO - 1) * run.tgt[T_SMALL].vmas)
+	if (!*reason && bench.tgt[T_LARGE].vmas <
+	    (SIZE_RATIO - 1) * bench.tgt[T_SMALL].vmas)
 		*reason = "targets too close in size";
-	v = *reason ? INTRO_SKIP :
-	    worst <= SCALING_MAX_RATIO ? INTRO_PASS : INTRO_FAIL;
+	result = *reason ? KSFT_SKIP :
+		 worst <= SCALING_MAX_RATIO ? KSFT_PASS : KSFT_FAIL;
+	ksft_print_msg("%s: small_vmas=%ld large_vmas=%ld rollup_ratio=%.2f reps=%d\n",
+		       name, bench.tgt[T_SMALL].vmas, bench.tgt[T_LARGE].vmas,
+		       r[F_ROLLUP].median, bench.reps);
+	intro_figures(name,
+		      "maps_ratio=%.2f smaps_ratio=%.2f worst_ratio=%.2f bound_hi_ratio=%.1f",
+		      r[F_MAPS].median, r[F_SMAPS].median, worst,
+		      SCALING_MAX_RATIO);
 	for (f = 0; f < NR_FILES; f++)
-		if (v == INTRO_FAIL || run.opts.verbose)
-			print_ratios(file_names[f], T_LARGE, f, T_SMALL, f);
-	intro_metric(name,
-		     "small_vmas=%ld large_vmas=%ld maps_ratio=%.2f smaps_ratio=%.2f rollup_ratio=%.2f worst_ratio=%.2f reps=%d bound_ratio=%.1f",
-		     run.tgt[T_SMALL].vmas, run.tgt[T_LARGE].vmas,
-		     r[F_MAPS].median, r[F_SMAPS].median, r[F_ROLLUP].median,
-		     worst, run.reps, SCALING_MAX_RATIO);
-	return v;
+		if (result == KSFT_FAIL || bench.opts.verbose)
+			print_ratios(name, keys[f], T_LARGE, f, T_SMALL, f);
+	return result;
 }
 
-static enum intro_verdict check_rollup_sum(const char *name,
-					   const char **reason)
+static void print_mismatch(const char *check, const struct mismatch *m)
 {
-	const struct kb_sums *r = &run.rollup, *s = &run.sum;
-	enum intro_verdict v = INTRO_SKIP;
+	ksft_print_msg("%s: field=%s rollup_kb=%lld sum_kb=%lld slack_kb=%lld drift_kb=%lld\n",
+		       check, m->name, m->rollup_kb, m->sum_kb, m->slack_kb,
+		       m->drift_kb);
+}
+
+static int check_rollup_sum(const char *name, const char **reason)
+{
+	const struct kb_sums *r = &bench.rollup, *s = &bench.sum;
+	int i, result = KSFT_SKIP;
 
 	*reason = NULL;
-	if (!run.cons_stable)
+	if (!bench.cons_tries)
+		*reason = "time budget too small for a consistency read";
+	else if (!bench.cons_stable)
 		*reason = "target changed during every read";
-	else if (run.cons_bad >= 2)
-		v = INTRO_FAIL;
-	else if (run.cons_stable > run.cons_bad)
-		v = INTRO_PASS;
+	else if (bench.cons_bad >= QUIET_TRIPLES)
+		result = KSFT_FAIL;
+	else if (bench.cons_stable > bench.cons_bad)
+		result = KSFT_PASS;
 	else
 		*reason = "difference seen once, target not quiescent to confirm";
-	if (run.cons_changed && v != INTRO_PASS)
-		note("rollup_changed", "last_moved_field=%s", run.cons_changed);
-	intro_metric(name,
-		     "rss_rollup_kb=%llu rss_sum_kb=%llu pss_rollup_kb=%llu pss_sum_kb=%llu pss_bound_kb=%ld locked_rollup_kb=%llu locked_sum_kb=%llu entries=%ld quiet_triples=%d disagreeing_triples=%d tries=%d",
-		     r->kb[FI_RSS], s->kb[FI_RSS], r->kb[FI_PSS], s->kb[FI_PSS],
-		     s->frac_pss, r->kb[FI_LOCKED], s->kb[FI_LOCKED],
-		     s->entries, run.cons_stable, run.cons_bad, run.cons_tries);
-	return v;
+	intro_figures(name,
+		      "disagreeing_triples=%d quiet_triples=%d rss_diff_kb=%lld pss_diff_kb=%lld pss_bound_kb=%ld",
+		      bench.cons_bad, bench.cons_stable,
+		      (long long)(r->kb[FI_RSS] - s->kb[FI_RSS]),
+		      (long long)(r->kb[FI_PSS] - s->kb[FI_PSS]), s->frac_pss);
+	ksft_print_msg("%s: rss_rollup_kb=%llu rss_sum_kb=%llu entries=%ld tries=%d\n",
+		       name, r->kb[FI_RSS], s->kb[FI_RSS], s->entries,
+		       bench.cons_tries);
+	ksft_print_msg("%s: pss_rollup_kb=%llu pss_sum_kb=%llu\n",
+		       name, r->kb[FI_PSS], s->kb[FI_PSS]);
+	ksft_print_msg("%s: locked_rollup_kb=%llu locked_sum_kb=%llu\n", name,
+		       r->kb[FI_LOCKED], s->kb[FI_LOCKED]);
+	for (i = 0; i < bench.nr_mismatches && i < MISMATCHES_SHOWN; i++)
+		print_mismatch(name, &bench.mismatch[i]);
+	if (bench.cons_changed && result != KSFT_PASS)
+		ksft_print_msg("%s: last_moved_field=%s\n", name,
+			       bench.cons_changed);
+	return result;
 }
 
-static enum intro_verdict check_vma_count(const char *name,
-					  const char **reason)
+static int check_vma_count(const char *name, const char **reason)
 {
-	const struct target *s = &run.tgt[T_SMALL], *l = &run.tgt[T_LARGE];
-	long bad;
+	const struct target *s = &bench.tgt[T_SMALL], *l = &bench.tgt[T_LARGE];
+	long bad, disordered;
 
+	disordered = bench.shape[T_SMALL].disordered +
+		     bench.shape[T_LARGE].disordered;
 	bad = (l->vmas != l->baseline + l->created) +
 	      (s->vmas != s->baseline + s->created) +
-	      (run.smaps_entries[T_SMALL] != s->vmas) +
-	      (run.shape[T_SMALL].disordered + run.shape[T_LARGE].disordered != 0);
-	intro_metric(name,
-		     "large_maps_lines=%ld large_expected=%ld small_maps_lines=%ld small_smaps_entries=%ld small_expected=%ld baseline=%ld disordered=%ld",
-		     l->vmas, l->baseline + l->created, s->vmas,
-		     run.smaps_entries[T_SMALL], s->baseline + s->created,
-		     l->baseline,
-		     run.shape[T_SMALL].disordered + run.shape[T_LARGE].disordered);
+	      (bench.smaps_entries[T_SMALL] != s->vmas) + (disordered != 0);
+	ksft_print_msg("%s: small_smaps_entries=%ld baseline_vmas=%ld disordered=%ld\n",
+		       name, bench.smaps_entries[T_SMALL], l->baseline,
+		       disordered);
+	intro_figures(name,
+		      "large_lines=%ld large_expected=%ld small_lines=%ld small_expected=%ld",
+		      l->vmas, l->baseline + l->created, s->vmas,
+		      s->baseline + s->created);
 	*reason = NULL;
-	return bad ? INTRO_FAIL : INTRO_PASS;
+	return bad ? KSFT_FAIL : KSFT_PASS;
 }
 
 static const struct check {
 	const char *name;
-	enum intro_verdict (*judge)(const char *name, const char **reason);
+	int (*judge)(const char *name, const char **reason);
 } checks[] = {
 	{ "smaps_vs_maps_cost", check_smaps_vs_maps },
 	{ "smaps_vs_rollup_cost", check_smaps_vs_rollup },
@@ -1203,57 +1219,60 @@ static const struct check {
 
 int main(int argc, char **argv)
 {
-	int k, f;
-	double t_build, t_cons;
-	enum intro_verdict v;
+	double t_build, t_cons, t_stop;
 	const char *reason;
+	int k, f, result;
 	size_t i;
 
+	intro_parse_opts(argc, argv, &prog, &bench.opts);
+	intro_budget_start(&bench.budget, BUDGET_S * bench.opts.scale);
 	ksft_print_header();
-	intro_parse_opts(argc, argv, &run.opts);
-	intro_print_env();
+	intro_print_env(&bench.opts);
 	if (access("/proc/self/smaps_rollup", R_OK))
 		ksft_exit_skip("no /proc/PID/smaps_rollup (CONFIG_PROC_PAGE_MONITOR)\n");
-	run.max_map_count = read_long_file("/proc/sys/vm/max_map_count");
-	if (run.max_map_count <= 0)
+	bench.max_map_count = read_max_map_count();
+	if (bench.max_map_count <= 0)
 		ksft_exit_skip("vm.max_map_count not readable\n");
-	run.mem_avail_kb = mem_available_kb();
+	bench.mem_avail_kb = mem_available_kb();
+	bench.page_size = sysconf(_SC_PAGESIZE);
 	ksft_set_plan(ARRAY_SIZE(checks));
 
-	intro_budget_start(&run.budget, BUDGET_S * run.opts.scale);
-	run.reps_max = (int)lround(REPS_WANTED * run.opts.scale);
-	if (run.reps_max < REPS_MIN)
-		run.reps_max = REPS_MIN;
-	run.buf = malloc(READ_BUF_BYTES);
-	if (!run.buf)
+	bench.reps_max = (int)lround(REPS_WANTED * bench.opts.scale);
+	if (bench.reps_max < REPS_MIN)
+		bench.reps_max = REPS_MIN;
+	bench.buf = malloc(READ_BUF_BYTES);
+	if (!bench.buf)
 		bail("allocate read buffer");
 	build_targets();
-	t_build = intro_budget_spent_s(&run.budget);
+	t_build = intro_budget_spent_s(&bench.budget);
 	check_consistency();
-	t_cons = intro_budget_spent_s(&run.budget);
+	t_cons = intro_budget_spent_s(&bench.budget);
 	measure_costs();
-	print_costs();
-	note("phases",
-	     "build_s=%.2f consistency_s=%.2f tries=%d cost_s=%.2f reps=%d",
-	     t_build, t_cons - t_build, run.cons_tries,
-	     intro_budget_spent_s(&run.budget) - t_cons, run.reps);
+	for (k = 0; k < NR_TARGETS && bench.reps; k++)
+		for (f = 0; f < NR_FILES; f++)
+			print_cost(k, f);
+	ksft_print_msg("phases: build_s=%.2f consistency_s=%.2f tries=%d cost_s=%.2f reps=%d\n",
+		       t_build, t_cons - t_build, bench.cons_tries,
+		       intro_budget_spent_s(&bench.budget) - t_cons, bench.reps);
 
 	for (i = 0; i < ARRAY_SIZE(checks); i++) {
 		reason = NULL;
-		v = checks[i].judge(checks[i].name, &reason);
-		intro_result(checks[i].name, v, reason);
+		result = checks[i].judge(checks[i].name, &reason);
+		intro_report(checks[i].name, result, reason);
 	}
+	t_stop = intro_budget_spent_s(&bench.budget);
 	for (k = 0; k < NR_TARGETS; k++)
-		target_stop(&run.tgt[k]);
-	ksft_print_msg("run: spent_s=%.2f budget_s=%.1f\n",
-		       intro_budget_spent_s(&run.budget),
-		       BUDGET_S * run.opts.scale);
+		target_stop(&bench.tgt[k]);
+	ksft_print_msg("run: spent_s=%.2f teardown_s=%.2f budget_s=%.1f\n",
+		       intro_budget_spent_s(&bench.budget),
+		       intro_budget_spent_s(&bench.budget) - t_stop,
+		       BUDGET_S * bench.opts.scale);
 	for (k = 0; k < NR_TARGETS; k++)
 		for (f = 0; f < NR_FILES; f++) {
-			free(run.cpu_ns[k][f]);
-			free(run.wall_ns[k][f]);
+			free(bench.cpu_ns[k][f]);
+			free(bench.wall_ns[k][f]);
 		}
-	free(run.buf);
-	free(run.text.p);
-	intro_exit();
+	free(bench.buf);
+	free(bench.text.p);
+	ksft_finished();
 }

@@ -1,30 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * taskstats_tgid - taskstats exit records of a thread-creating workload:
+ * taskstats_tgid - the taskstats exit records of a thread-creating workload:
  * every record arrives, one TGID record per thread group, the records make
  * sense, and an exit listener does not make thread exit expensive.
  *
  * Regression guarded: LKML, June 2006, "[Patch][RFC] Disabling per-tgid
- * stats on task exit in taskstats" (Shailabh Nagar, Jay Lan, Andrew
- * Morton). taskstats then sent a per-thread-group (TGID) record with the
- * per-thread (PID) record on *every* thread exit: with a listener, a
- * program creating 1000 threads at a time ran 2.5x longer, used 4x the user
- * time, and the listener's recv() saw ENOBUFS. Fixed in 2.6.18 by
- * ad4ecbcba728 ("delay accounting taskstats interface send tgid once") and
- * the per-cpumask exit listeners. Also watched: TGID exit records with
- * version 0 (16c4f0211aaa, 2026), TGID aggregates that dropped exited
- * threads' times ("taskstats: retain dead thread stats in TGID queries",
- * 2026), and the version 15 layout that moved fields (0bf2d838de1f).
+ * stats on task exit in taskstats": a TGID record sent with the PID record
+ * on every thread exit made a program creating 1000 threads at a time run
+ * 2.5x longer under a listener, which saw ENOBUFS. Fixed in 2.6.18 by
+ * ad4ecbcba728 ("delay accounting taskstats interface send tgid once").
+ * Also caught: TGID exit records of version 0 (fixed by 16c4f0211aaa), TGID
+ * records without the exited threads' times (fixed by "taskstats: retain
+ * dead thread stats in TGID queries") and the version 15 layout that moved
+ * fields (fixed by 0bf2d838de1f).
  *
- * Invariants (kernel/taskstats.c: taskstats_exit()): with an all-CPU exit
- * listener and a receive buffer that cannot overrun, each exiting thread
- * yields one PID record; the last thread of a group that ever had more than
- * one thread also yields the one TGID record, in the same message as the
- * PID record flagged AGROUP; a process that never had threads yields no TGID
- * record; the TGID record sums its threads' counters, each sampled just
- * before that thread's PID record was filled (so TGID <= sum of PID); and a
- * registered listener costs each exit a record, not a multiple of the
- * exit's own cost.
+ * Invariants (kernel/taskstats.c: taskstats_exit()): with an all-CPU
+ * listener whose buffer cannot overrun, each exiting thread yields one PID
+ * record; the last thread of a group that ever had two threads also yields
+ * the group's one TGID record, in the message of its PID record flagged
+ * AGROUP; the TGID record sums its threads' counters, each sampled before
+ * that thread's PID record (so never more than their sum); and a listener
+ * costs each exit a record, not a multiple of the exit's own cost.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -51,86 +47,45 @@
 /* ---- bounds ---------------------------------------------------------- */
 
 /*
- * The receive buffer. Each queued exit record costs about 2.5 KB of socket
- * memory (machine-probe.md item 2); the kernel doubles SO_RCVBUFFORCE, so
- * 32 MiB holds about 26000 records, three times what one workload child
- * sends (8001), and twice that if every message carried a TGID record too:
- * the counts cannot be spoiled by a descheduled reader.
+ * A queued exit record takes about 2.5 KiB of receive memory and the kernel
+ * doubles SO_RCVBUFFORCE, so this holds three times the 8001 records of one
+ * workload child: a reader that is descheduled a while loses none.
  */
 #define RCVBUF_BYTES		(32 << 20)
 
 /*
- * Measured on this machine (6.18.44, 2 vCPUs, HZ=250, kernel.task_delayacct
- * 0) in 40 runs: 30 under the measurement lock, 10 under the other helpers'
- * load (no difference seen); cited as median [min..max] of per-run values.
- *
- * exit_records_complete, one_tgid_record_per_group: exact. All 40 runs got
- * 24009/24009 PID records (3 groups x 8000 threads + 3 main + 6 single),
- * 3 TGID records, no ENOBUFS, no drops, at 27k [18k..36k] exits/s; so did
- * 7 runs in a TCG guest (6.1), at 0.1k-0.5k exits/s.
- *
- * tgid_sums_match_threads: for each summed field (cpu_count, nvcsw, nivcsw,
- * ac_utime + ac_stime, ac_etime, cpu_run_real_total, cpu_run_virtual_total)
- * TGID / sum(PID) must lie in [SUM_RATIO_MIN, 1]. fill_tgid_exit() samples
- * each thread just before fill_stats() fills its PID record, so TGID can
- * only fall short, by what the thread did in between: a tick charged there
- * (utime/stime are tick sampled), a context switch, a few us of ac_etime.
- * Lowest ratio of a run: 0.87 [0.76..0.94], always utime + stime (counts
- * were equal); a TCG guest: 0.88-0.92. A ratio above 1 (counted twice) or
- * below 0.5 (threads lost; twice the worst shortfall seen) is a fault; the
- * unfixed 2026 kernel gives 0 for ac_utime, ac_stime, ac_etime and the
- * context switches, which is reported as that known bug (XFAIL).
+ * tgid_sums_match_threads: TGID / sum(PID) of each summed field. A thread is
+ * added to the TGID record just before its PID record is filled, so healthy
+ * ratios only fall short of 1 by a tick or a context switch (lowest 0.76);
+ * above 1 (counted twice) or below half (threads lost) is a fault.
  */
 #define SUM_RATIO_MIN		0.50
 /* utime/stime are tick sampled: judged only over at least this many ticks */
 #define SUM_MIN_TICKS		20
 
 /*
- * listener_cpu_overhead: median over interleaved pairs of the CPU time of
- * the same mkthreads child (32 threads a round, 0.25 s) with the exit
- * listener registered / without. Here: 1.14 [1.10..1.19], single pairs
- * 0.78..1.89. A TCG guest (6.1, loaded host): medians 0.95-1.53, pairs
- * 0.18-4.5. A udelay(50) per exit under a listener adds 50 us to exits that
- * cost about 30 us of CPU: about 2.7 (a 50 us spin in the threads,
- * simulated here: 3.4). The bound sits between; a run above it whose
- * baseline runs spread more than BASELINE_SPREAD_MAX is a SKIP, not a guess.
+ * listener_cpu_overhead: median CPU time with / without the listener over
+ * interleaved pairs of the same child. Healthy kernels read 1.10 to 1.53;
+ * 50 us more per exit under a listener reads about 2.7. Over the bound, a
+ * run whose baseline CPU times spread more than BASELINE_SPREAD_MAX is a SKIP.
  */
 #define CPU_RATIO_MAX		1.80
 #define BASELINE_SPREAD_MAX	2.5
 
 /*
- * listener_exit_latency: the exit latency a listener adds, (median with -
- * median without), in units of one TASKSTATS_CMD_GET round trip timed on
- * the same CPU in the same blocks: both build a record with fill_stats()
- * and send it, so the unit scales with the machine and with what the
- * kernel's config puts into a record. Median over pairs.
- * Here (6.18, task_delayacct 0): 0.61 [0.54..0.67] in 40 runs (exit 15.2
- * -> 18.5 us, query 5.4 us); 0.50..0.68 in 134 soak runs idle, loaded and
- * throttled. In qemu TCG on this host: the lab's 6.12, 89 healthy boots,
- * 0.56..0.85; Debian's 6.1 cloud kernel, 5 boots 0.85..1.27, and 14 boots
- * with the host loaded (stress-ng on both CPUs) 1.10..2.44. A udelay(50)
- * per exit with a listener (the lab's mutant) read 1.73..3.03 in 14 TCG
- * boots (exits there cost 60..120 us, so 50 us of real time is a small
- * share), and about (3 + 50) / 5.5 = 9.6 here (a simulated spin: 11.9).
- * The bound 1.5 is 1.2x the largest healthy figure on a quiet host and
- * 0.87x the smallest mutant one. It was 4.0, above the 1.9..3.2 that an
- * earlier version of this check read on a loaded host; the mutant passed
- * it in every boot.
- * A loaded host is told apart by how often it takes the CPU away during
- * the timed exits without a listener and the queries (not the exits with
- * one: a fault there may make them long too): the share of them longer
- * than half a jiffy, which an exit (15 us here, 60..200 us in TCG) or a
- * query only takes when the CPU was given to someone else (median over
- * pairs). Here 0.00 % idle, 0.27..0.44 % beside stress-ng on every CPU
- * (20 soak runs each); TCG on a quiet host 0.00 % (16 boots, the mutant's
- * included); TCG on the loaded host 1.5..5.2 % (3 boots; the one above
- * the bound, 2.44, read 5.2). Above LAT_INTERRUPTED_PCT_MAX a run over
- * the bound is a SKIP, as is one whose pairs disagree (IQR above
- * LAT_SPREAD_MAX times the median; the mutant's pairs: at most 0.55).
- * An earlier share of samples above 4x their median told the two apart
- * less well (quiet 5.6..10.3 %, loaded 8.3..15.2 %).
+ * listener_exit_latency: the exit latency a listener adds, per
+ * TASKSTATS_CMD_GET round trip (which builds and sends the same record, so
+ * the unit scales with the CPU and the config). Healthy kernels read 0.50 to
+ * 1.27; 50 us more per exit reads 1.73 where exits are slow, 9.6 where fast.
  */
 #define LAT_PER_QUERY_MAX	1.5
+/*
+ * Over the bound it is a SKIP when the pairs disagree (IQR above
+ * LAT_SPREAD_MAX times the median), or when more than
+ * LAT_INTERRUPTED_PCT_MAX % of the exits without a listener and of the
+ * queries took over half a jiffy: the CPU was taken away (0 % on a quiet
+ * host, up to 5 % on a loaded one).
+ */
 #define LAT_SPREAD_MAX		1.0
 #define LAT_INTERRUPTED_PCT_MAX	0.5
 #define OVERHEAD_MIN_PAIRS	5
@@ -145,13 +100,29 @@
 #define WL_COMM			"tstgid_wl"
 #define ST_COMM			"tstgid_st"
 #define RUN_DEFAULT_S		14.0	/* whole-program budget at --scale 1 */
+/*
+ * --scale: at 0.3 a CPU 30 times slower still times OVERHEAD_MIN_PAIRS
+ * pairs; the phases stop on time, not work, so at 2 the budget (28 s) and
+ * the pair that overruns it end well inside the runner's 45 s timeout.
+ */
+#define MIN_SCALE		0.3
+#define MAX_SCALE		2.0
 #define RECORDS_SHARE		0.30	/* of the budget, records phase */
 #define OVH_RUN_S		0.25	/* mkthreads part of one overhead run */
 #define LAT_SHARE		1.0	/* exit latency part, of OVH_RUN_S */
 #define OVH_MAX_PAIRS		40
 #define CHILD_TIMEOUT_S		30.0
 #define LAT_MAX			1024	/* exit latency samples of each kind */
-#define LAT_PER_BLOCK		16
+#define LAT_PER_BLOCK		16	/* exits timed a block, then queries */
+#define LAT_QUERIES_PER_BLOCK	(LAT_PER_BLOCK / 2)
+#define PAIR_RUNS_RESERVE	4	/* runs left to start a pair (2.5) */
+#define WORKER_LOOPS		200	/* a thread's work before it exits */
+#define WORKER_MULT		2654435761UL	/* Knuth's hash: work kept */
+#define SINGLE_EVERY		3	/* every third child single-threaded */
+#define LISTENER_POLL_US	200	/* child waits for a listener change */
+#define READER_NAP_US		1000	/* parent reads records between naps */
+#define BTIME_SLACK_S		1	/* ac_btime has a resolution of 1 s */
+#define RECS_FIRST_CAP		4096
 
 /* ---- netlink --------------------------------------------------------- */
 
@@ -170,6 +141,15 @@
 #endif
 
 #define NL_BUF_BYTES		(64 << 10)
+#define NL_REPLY_TIMEOUT_S	5
+#define NL_GENL_VERSION		1
+
+/* netlink sequence numbers: one range per kind of request */
+enum {
+	SEQ_GETFAMILY = 1,
+	SEQ_DEREGISTER_AT_EXIT = 99,	/* sent without waiting for its ack */
+	SEQ_LISTENER_FIRST = 100,	/* (de)registrations count up */
+};
 
 static int nl_fd = -1;
 static int ts_family;
@@ -208,7 +188,7 @@ static void init_req(struct nl_req *req, __u16 type, uint8_t cmd,
 	req->nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
 	req->nlh.nlmsg_seq = seq;
 	req->genl.cmd = cmd;
-	req->genl.version = 1;
+	req->genl.version = NL_GENL_VERSION;
 }
 
 static int nl_send(const void *buf, size_t len)
@@ -272,7 +252,7 @@ static int nl_wait_reply(__u32 seq, bool want_family)
 static int nl_open(void)
 {
 	struct sockaddr_nl addr = { .nl_family = AF_NETLINK };
-	struct timeval tv = { .tv_sec = 5 };
+	struct timeval tv = { .tv_sec = NL_REPLY_TIMEOUT_S };
 	socklen_t alen = sizeof(addr);
 
 	nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
@@ -290,18 +270,18 @@ static int resolve_family(void)
 {
 	struct nl_req req;
 
-	init_req(&req, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1);
+	init_req(&req, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, SEQ_GETFAMILY);
 	put_attr(&req, CTRL_ATTR_FAMILY_NAME, TASKSTATS_GENL_NAME,
 		 sizeof(TASKSTATS_GENL_NAME));
 	if (nl_send(&req, req.nlh.nlmsg_len))
 		return -errno;
-	return nl_wait_reply(1, true);
+	return nl_wait_reply(SEQ_GETFAMILY, true);
 }
 
 /* (De)register this socket as exit listener for all possible CPUs. */
 static int listener_ctl(bool reg)
 {
-	static __u32 seq = 100;
+	static __u32 seq = SEQ_LISTENER_FIRST;
 	struct nl_req req;
 	int ret;
 
@@ -336,7 +316,7 @@ static void prepare_deregister(void)
 {
 	struct nl_req req;
 
-	init_req(&req, ts_family, TASKSTATS_CMD_GET, 99);
+	init_req(&req, ts_family, TASKSTATS_CMD_GET, SEQ_DEREGISTER_AT_EXIT);
 	req.nlh.nlmsg_flags = NLM_F_REQUEST;
 	put_attr(&req, TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, cpulist,
 		 strlen(cpulist) + 1);
@@ -361,20 +341,24 @@ static __u64 socket_drops(void)
 /* ---- records --------------------------------------------------------- */
 
 /*
- * struct taskstats only grows at the end (its header says so), except in
- * version 15, which inserted a max/min pair after each delay total; version
- * 16 moved them to the end (0bf2d838de1f). Records are normalised to the
- * layout of the installed header: fields the kernel did not send stay 0
- * and rec_has() says which were sent.
+ * struct taskstats only grows at the end, except in version 15, which put a
+ * max and a min after each delay total (0bf2d838de1f moved them to the end
+ * as version 16). Records are copied into the layout of the header built
+ * with: fields the kernel did not send stay 0, rec_has() says which it sent.
  */
+#define V15			15
+#define V15_INSERT_BYTES	(2 * sizeof(__u64))
 static const size_t v15_inserts[] = {
-	offsetof(struct taskstats, cpu_delay_total) + 8,
-	offsetof(struct taskstats, blkio_delay_total) + 8,
-	offsetof(struct taskstats, swapin_delay_total) + 8,
-	offsetof(struct taskstats, freepages_delay_total) + 8,
-	offsetof(struct taskstats, thrashing_delay_total) + 8,
-	offsetof(struct taskstats, compact_delay_total) + 8,
-	offsetof(struct taskstats, wpcopy_delay_total) + 8,
+	offsetof(struct taskstats, cpu_delay_total) + sizeof(__u64),
+	offsetof(struct taskstats, blkio_delay_total) + sizeof(__u64),
+	offsetof(struct taskstats, swapin_delay_total) + sizeof(__u64),
+	offsetof(struct taskstats, freepages_delay_total) + sizeof(__u64),
+	offsetof(struct taskstats, thrashing_delay_total) + sizeof(__u64),
+	offsetof(struct taskstats, compact_delay_total) + sizeof(__u64),
+	offsetof(struct taskstats, wpcopy_delay_total) + sizeof(__u64),
+#if TASKSTATS_VERSION >= 14
+	offsetof(struct taskstats, irq_delay_total) + sizeof(__u64),
+#endif
 };
 
 struct rec {
@@ -385,11 +369,9 @@ struct rec {
 	bool tgid;
 };
 
-/*
- * True if the kernel sent field @f (it sends whole structs of its version,
- * none of which ends inside a field, so 8 bytes past the start will do).
- */
-#define rec_has(r, f) ((r)->have >= offsetof(struct taskstats, f) + 8)
+/* True if the kernel sent field @f (no record ends inside a field) */
+#define rec_has(r, f) \
+	((r)->have >= offsetof(struct taskstats, f) + sizeof(__u64))
 
 static void normalise(struct rec *r, const char *raw, size_t len)
 {
@@ -401,7 +383,7 @@ static void normalise(struct rec *r, const char *raw, size_t len)
 	if (len < sizeof(version))
 		return;
 	memcpy(&version, raw, sizeof(version));
-	n = version == 15 ? ARRAY_SIZE(v15_inserts) : 0;
+	n = version == V15 ? ARRAY_SIZE(v15_inserts) : 0;
 	for (i = 0; i <= n; i++) {
 		end = i < n ? v15_inserts[i] : sizeof(r->ts);
 		src = prev + shift;
@@ -411,7 +393,7 @@ static void normalise(struct rec *r, const char *raw, size_t len)
 			end = prev + (len - src);
 		memcpy((char *)&r->ts + prev, raw + src, end - prev);
 		r->have = end;
-		shift += 16;
+		shift += V15_INSERT_BYTES;
 		prev = end;
 	}
 }
@@ -432,7 +414,7 @@ struct harvest {
 static void keep_rec(struct harvest *h, const struct rec *r)
 {
 	if (h->n == h->cap) {
-		h->cap = h->cap ? 2 * h->cap : 4096;
+		h->cap = h->cap ? 2 * h->cap : RECS_FIRST_CAP;
 		h->recs = realloc(h->recs, h->cap * sizeof(*h->recs));
 		if (!h->recs)
 			ksft_exit_fail_msg("out of memory for records\n");
@@ -456,7 +438,8 @@ static void parse_aggr(struct harvest *h, const struct nlattr *aggr,
 		size_t dlen = na->nla_len - NLA_HDRLEN;
 
 		if ((na->nla_type == TASKSTATS_TYPE_PID ||
-		     na->nla_type == TASKSTATS_TYPE_TGID) && dlen >= 4) {
+		     na->nla_type == TASKSTATS_TYPE_TGID) &&
+		    dlen >= sizeof(r.id)) {
 			memcpy(&r.id, data, sizeof(r.id));
 		} else if (na->nla_type == TASKSTATS_TYPE_STATS) {
 			normalise(&r, data, dlen);
@@ -576,8 +559,8 @@ static void *worker(void *arg)
 {
 	unsigned long i, acc = (unsigned long)arg;
 
-	for (i = 0; i < 200; i++)
-		acc = acc * 2654435761UL + i;
+	for (i = 0; i < WORKER_LOOPS; i++)
+		acc = acc * WORKER_MULT + i;
 	__atomic_store_n(&sink, acc, __ATOMIC_RELAXED);
 	return NULL;
 }
@@ -598,7 +581,7 @@ static void request_listener(int want)
 	__atomic_add_fetch(&shared->req_seq, 1, __ATOMIC_ACQ_REL);
 	while (__atomic_load_n(&shared->ack_seq, __ATOMIC_ACQUIRE) !=
 	       __atomic_load_n(&shared->req_seq, __ATOMIC_ACQUIRE))
-		usleep(200);
+		usleep(LISTENER_POLL_US);
 }
 
 /*
@@ -628,7 +611,7 @@ static __u64 query_round_trip(__u32 seq)
  * thread's last instruction to the joiner running again: the whole
  * do_exit() up to the futex wake-up in exit_mm(), which comes after
  * taskstats_exit(). Blocks with and without the listener alternate
- * (ABBA), so a drift of the vCPU's speed hits both alike; each block
+ * (ABBA), so a drift of the CPU's speed hits both alike; each block
  * also times taskstats queries on the same CPU, the unit of the bound.
  */
 static void exit_latency_blocks(const struct wl_job *job,
@@ -661,7 +644,7 @@ static void exit_latency_blocks(const struct wl_job *job,
 					t - stamp;
 			shared->threads++;
 		}
-		for (i = 0; i < LAT_PER_BLOCK / 2; i++) {
+		for (i = 0; i < LAT_QUERIES_PER_BLOCK; i++) {
 			t = query_round_trip(blk * LAT_PER_BLOCK + i);
 			if (!t) {
 				shared->failed = 1;
@@ -711,8 +694,9 @@ static void child_main(const struct wl_job *job)
 	shared->run_ns = intro_now_ns() - t0;
 	if (!getrusage(RUSAGE_SELF, &ru))
 		shared->cpu_ns = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
-				 NSEC_PER_SEC + (ru.ru_utime.tv_usec +
-						 ru.ru_stime.tv_usec) * 1000ULL;
+				 NSEC_PER_SEC +
+				 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) *
+				 NSEC_PER_USEC;
 	if (job->lat_limit_ns)
 		exit_latency_blocks(job, &attr);
 	_exit(0);
@@ -747,12 +731,10 @@ static bool serve_listener_request(void)
  * Fork a workload child, read records while it runs (@h: NULL for none),
  * reap it, then read what it left queued: taskstats_exit() runs before
  * exit_notify(), so every record is queued before wait4() can return.
- * The buffer holds a whole child's records, so the 1 ms naps of this
- * reader lose nothing, and a sleeping (not polling) reader costs the
- * exiting threads no wake-ups. In the overhead runs (!h->live) the records
- * are only read after the child is gone: a reader busy beside the child
- * would slow it (under TCG with thread=single both vCPUs share one host
- * thread), which is not the kernel's cost.
+ * The buffer holds a whole child's records, so a reader that naps between
+ * reads loses none and costs the exiting threads no wake-ups. Overhead
+ * runs (!h->live) read only after the child is gone: a busy reader beside
+ * the child would slow it, which is not the kernel's cost.
  */
 static void run_child(const struct wl_job *job, struct harvest *h,
 		      struct wl_run *run)
@@ -767,11 +749,11 @@ static void run_child(const struct wl_job *job, struct harvest *h,
 	t0 = intro_now_ns();
 	run->pid = intro_fork();
 	if (run->pid < 0)
-		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+		ksft_exit_fail_perror("fork");
 	if (!run->pid)
 		child_main(job);
 	for (;;) {
-		usleep(1000);
+		usleep(READER_NAP_US);
 		if ((h && h->live && !drain(h)) || !serve_listener_request())
 			break;
 		got = waitpid(run->pid, &status, WNOHANG);
@@ -796,7 +778,7 @@ static void run_child(const struct wl_job *job, struct harvest *h,
 
 /* ---- measurement ----------------------------------------------------- */
 
-struct records_phase {
+struct record_tally {
 	int groups, singles;
 	__u64 threads, expected_pid, got_pid, tgid_recs, tgid_expected;
 	__u64 single_tgid, group_tgid_bad, agroup_bad, dup_pid, foreign;
@@ -805,7 +787,8 @@ struct records_phase {
 	size_t stats_len;
 	/* record_fields_sane */
 	__u64 bad_fields, checked, tgid_version_zero;
-	char first_bad[96];
+	const char *first_bad;	/* field name */
+	__u32 first_bad_tid;
 	/* tgid_sums_match_threads, over all groups */
 	__u64 sum_groups, sum_over;
 	double ratio_min;
@@ -814,15 +797,16 @@ struct records_phase {
 	__u64 delay_mismatch, delay_fields;
 };
 
-static struct records_phase rp;
+static struct record_tally tally;
 static __u64 jiffy_us;
 
 static void note_bad(const char *what, __u32 id)
 {
-	rp.bad_fields++;
-	if (!rp.first_bad[0])
-		snprintf(rp.first_bad, sizeof(rp.first_bad), "%s tid=%u",
-			 what, id);
+	tally.bad_fields++;
+	if (!tally.first_bad) {
+		tally.first_bad = what;
+		tally.first_bad_tid = id;
+	}
 }
 
 /* record_fields_sane on one PID record of child @run. */
@@ -831,7 +815,7 @@ static void check_fields(const struct rec *r, const struct wl_run *run,
 {
 	const struct taskstats *t = &r->ts;
 
-	rp.checked++;
+	tally.checked++;
 	if (t->version != version || !t->version)
 		note_bad("version", r->id);
 	if (rec_has(r, ac_pid) && t->ac_pid != r->id)
@@ -844,8 +828,8 @@ static void check_fields(const struct rec *r, const struct wl_run *run,
 	    strncmp(t->ac_comm, comm, sizeof(t->ac_comm)))
 		note_bad("ac_comm", r->id);
 	if (rec_has(r, ac_btime) &&
-	    ((__s64)t->ac_btime < run->wall_start_s - 1 ||
-	     (__s64)t->ac_btime > run->wall_end_s + 1))
+	    ((__s64)t->ac_btime < run->wall_start_s - BTIME_SLACK_S ||
+	     (__s64)t->ac_btime > run->wall_end_s + BTIME_SLACK_S))
 		note_bad("ac_btime", r->id);
 	if (rec_has(r, ac_btime64) && t->ac_btime64 != t->ac_btime)
 		note_bad("ac_btime64", r->id);
@@ -866,16 +850,16 @@ static void sum_ratio(const char *field, __u64 tgid, __u64 sum)
 	double ratio;
 
 	if (tgid > sum) {
-		rp.sum_over++;
-		if (!rp.over_field)
-			rp.over_field = field;
+		tally.sum_over++;
+		if (!tally.over_field)
+			tally.over_field = field;
 	}
 	if (!sum)
 		return;
 	ratio = (double)tgid / (double)sum;
-	if (!rp.ratio_field || ratio < rp.ratio_min) {
-		rp.ratio_min = ratio;
-		rp.ratio_field = field;
+	if (!tally.ratio_field || ratio < tally.ratio_min) {
+		tally.ratio_min = ratio;
+		tally.ratio_field = field;
 	}
 }
 
@@ -906,7 +890,7 @@ static void check_sums(const struct harvest *h, const struct rec *tg,
 	t = &tg->ts;
 	if (!t->ac_utime && !t->ac_stime && !t->ac_etime && !t->nvcsw &&
 	    !t->nivcsw && sum.ac_etime)
-		rp.tgid_times_zero = true;
+		tally.tgid_times_zero = true;
 	sum_ratio("cpu_count", t->cpu_count, sum.cpu_count);
 	sum_ratio("nvcsw", t->nvcsw, sum.nvcsw);
 	sum_ratio("nivcsw", t->nivcsw, sum.nivcsw);
@@ -920,12 +904,12 @@ static void check_sums(const struct harvest *h, const struct rec *tg,
 	sum_ratio("etime", t->ac_etime, sum.ac_etime);
 	sum_ratio("cpu_run_virtual", t->cpu_run_virtual_total,
 		  sum.cpu_run_virtual_total);
-	rp.sum_groups++;
-	rp.delay_fields++;
+	tally.sum_groups++;
+	tally.delay_fields++;
 	if (sum.blkio_count != t->blkio_count + t->swapin_count +
 			       t->freepages_count + t->thrashing_count +
 			       t->compact_count + t->wpcopy_count)
-		rp.delay_mismatch++;
+		tally.delay_mismatch++;
 }
 
 /* Judge the records of one child: counts, TGID placement, fields, sums. */
@@ -949,14 +933,14 @@ static void judge_child(struct harvest *h, const struct wl_run *run,
 			tgids++;
 			tg = r;
 			if (r->ts.version == 0)
-				rp.tgid_version_zero++;
+				tally.tgid_version_zero++;
 			continue;
 		}
 		if (rec_has(r, ac_tgid) && r->ts.ac_tgid != (__u32)run->pid)
 			continue;
 		mine++;
 		tids[k++] = r->id;
-		check_fields(r, run, job->comm, rp.version);
+		check_fields(r, run, job->comm, tally.version);
 		if (r->ts.ac_flag & AGROUP) {
 			agroups++;
 			agroup = r;
@@ -965,24 +949,24 @@ static void judge_child(struct harvest *h, const struct wl_run *run,
 	qsort(tids, k, sizeof(*tids), cmp_u32);
 	for (i = 1; i < k; i++)
 		if (tids[i] == tids[i - 1])
-			rp.dup_pid++;
+			tally.dup_pid++;
 	free(tids);
 
-	rp.got_pid += mine;
-	rp.expected_pid += run->out.threads + 1;
-	rp.threads += run->out.threads;
-	rp.run_ns += run->out.run_ns;
+	tally.got_pid += mine;
+	tally.expected_pid += run->out.threads + 1;
+	tally.threads += run->out.threads;
+	tally.run_ns += run->out.run_ns;
 	if (!job->threads) {
-		rp.single_tgid += tgids;
+		tally.single_tgid += tgids;
 	} else {
-		rp.tgid_recs += tgids;
-		rp.tgid_expected++;
+		tally.tgid_recs += tgids;
+		tally.tgid_expected++;
 		if (tgids != 1)
-			rp.group_tgid_bad++;
+			tally.group_tgid_bad++;
 	}
 	/* the group-exit record: one AGROUP, in the TGID record's message */
 	if (agroups != 1 || (tg && (!agroup || agroup->msg != tg->msg)))
-		rp.agroup_bad++;
+		tally.agroup_bad++;
 	if (job->threads && tgids == 1)
 		check_sums(h, tg, run);
 }
@@ -996,9 +980,10 @@ static void records_phase(int cpu_child, double seconds)
 	int i, n = WL_GROUPS + WL_SINGLES;
 
 	for (i = 0; i < n; i++) {
-		bool group = i % 3 != 2 && rp.groups < WL_GROUPS;
+		bool group = i % SINGLE_EVERY != SINGLE_EVERY - 1 &&
+			     tally.groups < WL_GROUPS;
 
-		if (!group && rp.singles >= WL_SINGLES)
+		if (!group && tally.singles >= WL_SINGLES)
 			group = true;
 		job = (struct wl_job){
 			.threads = group ? WL_THREADS : 0,
@@ -1011,24 +996,24 @@ static void records_phase(int cpu_child, double seconds)
 		run_child(&job, &h, &run);
 		if (!run.ok)
 			ksft_exit_fail_msg("workload child failed\n");
-		if (!rp.version) {
-			rp.version = h.version;
-			rp.stats_len = h.stats_len;
+		if (!tally.version) {
+			tally.version = h.version;
+			tally.stats_len = h.stats_len;
 		}
 		judge_child(&h, &run, &job);
 		if (group)
-			rp.groups++;
+			tally.groups++;
 		else
-			rp.singles++;
+			tally.singles++;
 	}
-	rp.enobufs = h.enobufs;
-	rp.truncated = h.truncated;
-	rp.foreign = h.foreign;
-	rp.drops = socket_drops() - drops0;
+	tally.enobufs = h.enobufs;
+	tally.truncated = h.truncated;
+	tally.foreign = h.foreign;
+	tally.drops = socket_drops() - drops0;
 	free(h.recs);
 }
 
-struct overhead_phase {
+struct pair_figures {
 	double cpu_ratio[OVH_MAX_PAIRS], wall_ratio[OVH_MAX_PAIRS];
 	double cpu_ratio_x100[OVH_MAX_PAIRS];	/* for the histogram */
 	double base_cpu_s[OVH_MAX_PAIRS], lat_ratio[OVH_MAX_PAIRS];
@@ -1039,7 +1024,7 @@ struct overhead_phase {
 	double exits_per_s;
 };
 
-static struct overhead_phase op;
+static struct pair_figures ovh;
 
 static double median_us(const __u32 *ns, int n)
 {
@@ -1064,22 +1049,27 @@ static int count_above(const __u32 *ns, int n, __u64 limit_ns)
 static void print_pair(int i, const struct wl_run *with,
 		       const struct wl_run *without)
 {
-	ksft_print_msg("pair %d: cpu_s=%.3f/%.3f run_s=%.3f/%.3f\n", i,
-		       with->out.cpu_ns / 1e9, without->out.cpu_ns / 1e9,
+	ksft_print_msg("pair: index=%d with_cpu_s=%.3f without_cpu_s=%.3f\n", i,
+		       with->out.cpu_ns / 1e9, without->out.cpu_ns / 1e9);
+	ksft_print_msg("pair: index=%d with_run_s=%.3f without_run_s=%.3f\n", i,
 		       with->out.run_ns / 1e9, without->out.run_ns / 1e9);
-	ksft_print_msg("pair %d: exit_latency_us=%.1f/%.1f query_us=%.1f n=%d\n",
-		       i, op.lat_us[1][i], op.lat_us[0][i], op.get_us[i],
-		       with->out.nlat[1]);
+	ksft_print_msg("pair: index=%d with_exit_us=%.1f without_exit_us=%.1f query_us=%.1f\n",
+		       i, ovh.lat_us[1][i], ovh.lat_us[0][i], ovh.get_us[i]);
 }
 
 /* Run the "without listener" child: deregister around it. */
 static void run_without(const struct wl_job *job, struct wl_run *run)
 {
-	if (listener_ctl(false))
-		ksft_exit_fail_msg("deregister exit listener failed\n");
-	run_child(job, NULL, run);
-	if (listener_ctl(true))
-		ksft_exit_fail_msg("register exit listener failed\n");
+	int ret = listener_ctl(false);
+
+	if (!ret) {
+		run_child(job, NULL, run);
+		ret = listener_ctl(true);
+	}
+	if (ret) {
+		errno = -ret;
+		ksft_exit_fail_perror("exit listener (de)registration");
+	}
 }
 
 /*
@@ -1100,13 +1090,14 @@ static void overhead_phase(const struct intro_opts *opts, int cpu_child,
 
 	/* below --scale 1, shorter runs rather than fewer pairs */
 	if (opts->scale < 1)
-		run_s *= opts->scale > 0.2 ? opts->scale : 0.2;
+		run_s *= opts->scale;
 	/* rounds per run from the records phase's rate (same workload) */
-	per_round_s = rp.run_ns / 1e9 / (double)(rp.threads / WL_THREADS + 1);
-	op.rounds = (__u64)(run_s / per_round_s) + 1;
+	per_round_s = tally.run_ns / 1e9 /
+		      (double)(tally.threads / WL_THREADS + 1);
+	ovh.rounds = (__u64)(run_s / per_round_s) + 1;
 	job = (struct wl_job){
 		.threads = WL_THREADS,
-		.max_rounds = op.rounds,
+		.max_rounds = ovh.rounds,
 		.limit_ns = UINT64_MAX,
 		.cpu = cpu_child,
 		.comm = WL_COMM,
@@ -1114,8 +1105,8 @@ static void overhead_phase(const struct intro_opts *opts, int cpu_child,
 	job_lat = job;
 	job_lat.lat_limit_ns = run_s * LAT_SHARE * NSEC_PER_SEC;
 	for (i = 0; i < OVH_MAX_PAIRS; i++) {
-		/* a pair takes about 2.5 runs; 4 keeps the end in budget */
-		if (intro_budget_left_ns(b) < 4 * run_s * NSEC_PER_SEC)
+		if (intro_budget_left_ns(b) <
+		    PAIR_RUNS_RESERVE * run_s * NSEC_PER_SEC)
 			break;
 		if (i % 2) {
 			run_child(&job_lat, &h, &with);
@@ -1128,212 +1119,227 @@ static void overhead_phase(const struct intro_opts *opts, int cpu_child,
 		    !without.out.run_ns || !with.out.nlat[0] ||
 		    !with.out.nlat[1] || !with.out.nget)
 			ksft_exit_fail_msg("workload child failed\n");
-		op.cpu_ratio[i] = (double)with.out.cpu_ns / without.out.cpu_ns;
-		op.cpu_ratio_x100[i] = 100 * op.cpu_ratio[i];
-		op.wall_ratio[i] = (double)with.out.run_ns /
+		ovh.cpu_ratio[i] = (double)with.out.cpu_ns / without.out.cpu_ns;
+		ovh.cpu_ratio_x100[i] = 100 * ovh.cpu_ratio[i];
+		ovh.wall_ratio[i] = (double)with.out.run_ns /
 				   without.out.run_ns;
-		op.base_cpu_s[i] = without.out.cpu_ns / 1e9;
-		op.lat_us[0][i] = median_us(with.out.lat_ns[0],
-					    with.out.nlat[0]);
-		op.lat_us[1][i] = median_us(with.out.lat_ns[1],
-					    with.out.nlat[1]);
-		op.get_us[i] = median_us(with.out.get_ns, with.out.nget);
-		op.lat_ratio[i] = (op.lat_us[1][i] - op.lat_us[0][i]) /
-				  op.get_us[i];
+		ovh.base_cpu_s[i] = without.out.cpu_ns / 1e9;
+		ovh.lat_us[0][i] = median_us(with.out.lat_ns[0],
+					     with.out.nlat[0]);
+		ovh.lat_us[1][i] = median_us(with.out.lat_ns[1],
+					     with.out.nlat[1]);
+		ovh.get_us[i] = median_us(with.out.get_ns, with.out.nget);
+		ovh.lat_ratio[i] = (ovh.lat_us[1][i] - ovh.lat_us[0][i]) /
+				  ovh.get_us[i];
 		/* not the exits with a listener: they are what is judged */
-		op.interrupted_pct[i] = 100.0 *
+		ovh.interrupted_pct[i] = 100.0 *
 			(count_above(with.out.lat_ns[0], with.out.nlat[0],
 				     half_jiffy_ns) +
 			 count_above(with.out.get_ns, with.out.nget,
 				     half_jiffy_ns)) /
 			(with.out.nlat[0] + with.out.nget);
-		op.lat_samples += with.out.nlat[0] + with.out.nlat[1];
-		op.exits += without.out.threads + 1;
+		ovh.lat_samples += with.out.nlat[0] + with.out.nlat[1];
+		ovh.exits += without.out.threads + 1;
 		exits_ns += without.out.run_ns;
-		op.pairs++;
+		ovh.pairs++;
 		if (opts->verbose)
 			print_pair(i, &with, &without);
 	}
-	op.exits_per_s = exits_ns ? op.exits / (exits_ns / 1e9) : 0;
+	ovh.exits_per_s = exits_ns ? ovh.exits / (exits_ns / 1e9) : 0;
 }
 
 /* ---- checks ---------------------------------------------------------- */
 
+/* The fixes that failing record checks name */
+#define TGID_VERSION_FIX	"16c4f0211aaa"
+#define V15_FIX			"0bf2d838de1f"
+#define DEAD_THREADS_FIX	"taskstats_retain_dead_thread_stats_in_TGID_queries"
+
 static bool delayacct_on;
 
-static enum intro_verdict check_complete(const char *name,
-					 const char **reason)
+static int check_complete(const char *name, const char **reason)
 {
-	intro_metric(name,
-		     "pid_records=%llu expected=%llu groups=%d singles=%d threads=%llu dup_tids=%llu enobufs=%llu drops=%llu truncated=%llu foreign=%llu exits_per_s_k=%.1f",
-		     (unsigned long long)rp.got_pid,
-		     (unsigned long long)rp.expected_pid, rp.groups,
-		     rp.singles, (unsigned long long)rp.threads,
-		     (unsigned long long)rp.dup_pid,
-		     (unsigned long long)rp.enobufs,
-		     (unsigned long long)rp.drops,
-		     (unsigned long long)rp.truncated,
-		     (unsigned long long)rp.foreign,
-		     rp.run_ns ? rp.threads / (rp.run_ns / 1e6) : 0.0);
-	if (rp.enobufs || rp.drops) {
-		*reason = "socket dropped records, count inconclusive";
-		return INTRO_SKIP;
+	ksft_print_msg("%s: groups=%d singles=%d threads=%llu dup_tids=%llu foreign=%llu\n",
+		       name, tally.groups, tally.singles,
+		       (unsigned long long)tally.threads,
+		       (unsigned long long)tally.dup_pid,
+		       (unsigned long long)tally.foreign);
+	ksft_print_msg("%s: exits_per_s_k=%.1f\n", name, tally.run_ns ?
+		       tally.threads / (tally.run_ns / 1e6) : 0.0);
+	intro_figures(name,
+		      "pid_records=%llu expected=%llu enobufs=%llu drops=%llu truncated=%llu",
+		      (unsigned long long)tally.got_pid,
+		      (unsigned long long)tally.expected_pid,
+		      (unsigned long long)tally.enobufs,
+		      (unsigned long long)tally.drops,
+		      (unsigned long long)tally.truncated);
+	if (tally.enobufs || tally.drops) {
+		*reason = "socket dropped records";
+		return KSFT_SKIP;
 	}
-	return rp.got_pid == rp.expected_pid && !rp.truncated ?
-	       INTRO_PASS : INTRO_FAIL;
+	return tally.got_pid == tally.expected_pid && !tally.truncated ?
+	       KSFT_PASS : KSFT_FAIL;
 }
 
-static enum intro_verdict check_one_tgid(const char *name,
-					 const char **reason)
+static int check_one_tgid(const char *name, const char **reason)
 {
-	intro_metric(name,
-		     "tgid_records=%llu groups=%llu groups_not_one=%llu single_tgid_records=%llu agroup_misplaced=%llu",
-		     (unsigned long long)rp.tgid_recs,
-		     (unsigned long long)rp.tgid_expected,
-		     (unsigned long long)rp.group_tgid_bad,
-		     (unsigned long long)rp.single_tgid,
-		     (unsigned long long)rp.agroup_bad);
-	if (rp.enobufs || rp.drops) {
-		*reason = "socket dropped records, count inconclusive";
-		return INTRO_SKIP;
+	ksft_print_msg("%s: single_tgid_records=%llu agroup_misplaced=%llu\n",
+		       name, (unsigned long long)tally.single_tgid,
+		       (unsigned long long)tally.agroup_bad);
+	intro_figures(name, "tgid_records=%llu groups=%llu groups_not_one=%llu",
+		      (unsigned long long)tally.tgid_recs,
+		      (unsigned long long)tally.tgid_expected,
+		      (unsigned long long)tally.group_tgid_bad);
+	if (tally.enobufs || tally.drops) {
+		*reason = "socket dropped records";
+		return KSFT_SKIP;
 	}
-	return !rp.group_tgid_bad && !rp.single_tgid && !rp.agroup_bad &&
-	       rp.tgid_recs == rp.tgid_expected ? INTRO_PASS : INTRO_FAIL;
+	return !tally.group_tgid_bad && !tally.single_tgid &&
+	       !tally.agroup_bad && tally.tgid_recs == tally.tgid_expected ?
+	       KSFT_PASS : KSFT_FAIL;
 }
 
-static enum intro_verdict check_sane(const char *name, const char **reason)
+/*
+ * Version 0 TGID records and the version 15 layout are bugs that stable
+ * kernels may still carry: they fail, naming the fix. A record of an older
+ * or newer layout than the header's is decoded, not judged.
+ */
+static int check_sane(const char *name, const char **reason)
 {
-	intro_metric(name,
-		     "version=%u stats_len=%zu header_len=%zu checked=%llu bad=%llu tgid_version_zero=%llu first_bad=%s",
-		     rp.version, rp.stats_len, sizeof(struct taskstats),
-		     (unsigned long long)rp.checked,
-		     (unsigned long long)rp.bad_fields,
-		     (unsigned long long)rp.tgid_version_zero,
-		     rp.first_bad[0] ? rp.first_bad : "none");
-	if (!rp.checked) {
+	ksft_print_msg("%s: stats_len=%zu header_len=%zu\n", name,
+		       tally.stats_len, sizeof(struct taskstats));
+	intro_figures(name, "version=%u checked=%llu bad=%llu tgid_version_zero=%llu",
+		      tally.version, (unsigned long long)tally.checked,
+		      (unsigned long long)tally.bad_fields,
+		      (unsigned long long)tally.tgid_version_zero);
+	if (!tally.checked) {
 		*reason = "no records of the workload received";
-		return INTRO_SKIP;
+		return KSFT_SKIP;
 	}
-	if (rp.bad_fields)
-		return INTRO_FAIL;
-	if (rp.tgid_version_zero) {
-		*reason = "tgid exit record version is zero (fixed by 16c4f0211aaa)";
-		return INTRO_XFAIL;
-	}
-	if (rp.version == 15) {
-		*reason = "version fifteen layout moved fields (fixed by 0bf2d838de1f)";
-		return INTRO_XFAIL;
-	}
-	return INTRO_PASS;
+	if (tally.bad_fields)
+		ksft_print_msg("%s: first_bad=%s first_bad_tid=%u\n", name,
+			       tally.first_bad, tally.first_bad_tid);
+	if (tally.tgid_version_zero)
+		ksft_print_msg("%s: tgid_version_zero=%llu fix_commit=%s\n", name,
+			       (unsigned long long)tally.tgid_version_zero,
+			       TGID_VERSION_FIX);
+	if (tally.version == V15)
+		ksft_print_msg("%s: moved_fields_version=%u fix_commit=%s\n",
+			       name, tally.version, V15_FIX);
+	return tally.bad_fields || tally.tgid_version_zero ||
+	       tally.version == V15 ? KSFT_FAIL : KSFT_PASS;
 }
 
-static enum intro_verdict check_sums_verdict(const char *name,
-					     const char **reason)
+static int check_sums_verdict(const char *name, const char **reason)
 {
-	intro_metric(name,
-		     "groups=%llu ratio_min=%.4f ratio_min_field=%s tgid_above_sum=%llu above_field=%s bound_ratio=%.2f..1",
-		     (unsigned long long)rp.sum_groups, rp.ratio_min,
-		     rp.ratio_field ? rp.ratio_field : "none",
-		     (unsigned long long)rp.sum_over,
-		     rp.over_field ? rp.over_field : "none", SUM_RATIO_MIN);
-	if (rp.enobufs || rp.drops || rp.got_pid != rp.expected_pid ||
-	    rp.group_tgid_bad || !rp.sum_groups) {
-		*reason = "records missing or extra, sums not comparable";
-		return INTRO_SKIP;
+	bool fail = tally.sum_over || tally.ratio_min < SUM_RATIO_MIN;
+
+	ksft_print_msg("%s: groups=%llu tgid_times_zero=%d bound_hi_ratio=1\n",
+		       name, (unsigned long long)tally.sum_groups,
+		       tally.tgid_times_zero);
+	ksft_print_msg("%s: ratio_min_field=%s above_field=%s\n", name,
+		       tally.ratio_field ? tally.ratio_field : "none",
+		       tally.over_field ? tally.over_field : "none");
+	intro_figures(name, "ratio_min=%.4f tgid_above_sum=%llu bound_lo_ratio=%.2f",
+		      tally.ratio_min, (unsigned long long)tally.sum_over,
+		      SUM_RATIO_MIN);
+	if (tally.enobufs || tally.drops ||
+	    tally.got_pid != tally.expected_pid || tally.group_tgid_bad ||
+	    !tally.sum_groups) {
+		*reason = "records missing or extra";
+		return KSFT_SKIP;
 	}
-	if (rp.tgid_times_zero && !rp.sum_over) {
-		*reason = "tgid exit record lacks dead threads times (fixed 2026)";
-		return INTRO_XFAIL;
-	}
-	return rp.sum_over || rp.ratio_min < SUM_RATIO_MIN ?
-	       INTRO_FAIL : INTRO_PASS;
+	if (fail && tally.tgid_times_zero)
+		ksft_print_msg("%s: fix_subject=%s\n", name, DEAD_THREADS_FIX);
+	return fail ? KSFT_FAIL : KSFT_PASS;
 }
 
-static enum intro_verdict check_delay(const char *name, const char **reason)
+static int check_delay(const char *name, const char **reason)
 {
-	intro_metric(name, "task_delayacct=%d groups=%llu mismatched=%llu",
-		     delayacct_on, (unsigned long long)rp.delay_fields,
-		     (unsigned long long)rp.delay_mismatch);
+	intro_figures(name, "task_delayacct=%d groups=%llu mismatched=%llu",
+		      delayacct_on, (unsigned long long)tally.delay_fields,
+		      (unsigned long long)tally.delay_mismatch);
 	if (!delayacct_on) {
-		*reason = "delay accounting off (kernel.task_delayacct)";
-		return INTRO_SKIP;
+		*reason = "task_delayacct sysctl is off";
+		return KSFT_SKIP;
 	}
-	if (!rp.delay_fields) {
-		*reason = "records missing, sums not comparable";
-		return INTRO_SKIP;
+	if (!tally.delay_fields) {
+		*reason = "records missing";
+		return KSFT_SKIP;
 	}
-	return rp.delay_mismatch ? INTRO_FAIL : INTRO_PASS;
+	return tally.delay_mismatch ? KSFT_FAIL : KSFT_PASS;
 }
 
-static enum intro_verdict check_cpu_overhead(const char *name,
-					     const char **reason)
+static int check_cpu_overhead(const char *name, const char **reason)
 {
-	double cpu = intro_median(op.cpu_ratio, op.pairs, false);
-	double lo = intro_quantile(op.base_cpu_s, op.pairs, 0, false);
-	double hi = intro_quantile(op.base_cpu_s, op.pairs, 1, false);
+	double cpu = intro_median(ovh.cpu_ratio, ovh.pairs, false);
+	double lo = intro_quantile(ovh.base_cpu_s, ovh.pairs, 0, false);
+	double hi = intro_quantile(ovh.base_cpu_s, ovh.pairs, 1, false);
 
-	intro_metric(name,
-		     "pairs=%d rounds=%llu exits_per_s_k=%.1f cpu_ratio_median=%.3f cpu_ratio_min=%.3f cpu_ratio_max=%.3f wall_ratio_median=%.3f base_cpu_spread=%.2f bound_cpu_ratio=%.2f",
-		     op.pairs, (unsigned long long)op.rounds,
-		     op.exits_per_s / 1000,
-		     cpu, intro_quantile(op.cpu_ratio, op.pairs, 0, false),
-		     intro_quantile(op.cpu_ratio, op.pairs, 1, false),
-		     intro_median(op.wall_ratio, op.pairs, false),
-		     lo > 0 ? hi / lo : 0, CPU_RATIO_MAX);
-	if (op.pairs < OVERHEAD_MIN_PAIRS) {
+	ksft_print_msg("%s: pairs=%d rounds=%llu exits_per_s_k=%.1f wall_ratio_median=%.3f\n",
+		       name, ovh.pairs, (unsigned long long)ovh.rounds,
+		       ovh.exits_per_s / 1000,
+		       intro_median(ovh.wall_ratio, ovh.pairs, false));
+	ksft_print_msg("%s: cpu_ratio_min=%.3f cpu_ratio_max=%.3f skip_above_spread=%.2f\n",
+		       name, intro_quantile(ovh.cpu_ratio, ovh.pairs, 0, false),
+		       intro_quantile(ovh.cpu_ratio, ovh.pairs, 1, false),
+		       BASELINE_SPREAD_MAX);
+	intro_figures(name, "cpu_ratio_median=%.3f bound_hi_ratio=%.2f base_cpu_spread=%.2f",
+		      cpu, CPU_RATIO_MAX, lo > 0 ? hi / lo : 0);
+	if (ovh.pairs < OVERHEAD_MIN_PAIRS) {
 		*reason = "too few interleaved runs in the time budget";
-		return INTRO_SKIP;
+		return KSFT_SKIP;
 	}
 	if (cpu > CPU_RATIO_MAX && hi > BASELINE_SPREAD_MAX * lo) {
 		*reason = "baseline runs too noisy to judge";
-		return INTRO_SKIP;
+		return KSFT_SKIP;
 	}
 	if (cpu <= CPU_RATIO_MAX)
-		return INTRO_PASS;
-	intro_print_log2_hist("cpu_ratio_x100", op.cpu_ratio_x100, op.pairs,
-			      "percent");
-	return INTRO_FAIL;
+		return KSFT_PASS;
+	intro_print_log2_hist(name, ovh.cpu_ratio_x100, ovh.pairs, "pct");
+	return KSFT_FAIL;
 }
 
-static enum intro_verdict check_exit_latency(const char *name,
-					     const char **reason)
+static int check_exit_latency(const char *name, const char **reason)
 {
-	double ratio = intro_median(op.lat_ratio, op.pairs, false);
-	double iqr = intro_quantile(op.lat_ratio, op.pairs, 0.75, false) -
-		     intro_quantile(op.lat_ratio, op.pairs, 0.25, false);
-	double intr = intro_median(op.interrupted_pct, op.pairs, false);
+	double ratio = intro_median(ovh.lat_ratio, ovh.pairs, false);
+	double iqr = intro_quantile(ovh.lat_ratio, ovh.pairs, 0.75, false) -
+		     intro_quantile(ovh.lat_ratio, ovh.pairs, 0.25, false);
+	double intr = intro_median(ovh.interrupted_pct, ovh.pairs, false);
 
-	intro_metric(name,
-		     "pairs=%d samples=%d with_us=%.1f without_us=%.1f query_us=%.1f added_per_query_median=%.3f min=%.3f max=%.3f iqr=%.3f bound_added_per_query=%.2f interrupted_pct=%.2f skip_above_interrupted_pct=%.2f",
-		     op.pairs, op.lat_samples,
-		     intro_median(op.lat_us[1], op.pairs, false),
-		     intro_median(op.lat_us[0], op.pairs, false),
-		     intro_median(op.get_us, op.pairs, false), ratio,
-		     intro_quantile(op.lat_ratio, op.pairs, 0, false),
-		     intro_quantile(op.lat_ratio, op.pairs, 1, false), iqr,
-		     LAT_PER_QUERY_MAX, intr, LAT_INTERRUPTED_PCT_MAX);
-	if (op.pairs < OVERHEAD_MIN_PAIRS) {
+	ksft_print_msg("%s: pairs=%d samples=%d with_us=%.1f without_us=%.1f query_us=%.1f\n",
+		       name, ovh.pairs, ovh.lat_samples,
+		       intro_median(ovh.lat_us[1], ovh.pairs, false),
+		       intro_median(ovh.lat_us[0], ovh.pairs, false),
+		       intro_median(ovh.get_us, ovh.pairs, false));
+	ksft_print_msg("%s: min=%.3f max=%.3f iqr=%.3f skip_above_interrupted_pct=%.2f\n",
+		       name, intro_quantile(ovh.lat_ratio, ovh.pairs, 0, false),
+		       intro_quantile(ovh.lat_ratio, ovh.pairs, 1, false), iqr,
+		       LAT_INTERRUPTED_PCT_MAX);
+	intro_figures(name, "added_per_query_median=%.3f bound_hi_ratio=%.2f interrupted_pct=%.2f",
+		      ratio, LAT_PER_QUERY_MAX, intr);
+	if (ovh.pairs < OVERHEAD_MIN_PAIRS) {
 		*reason = "too few interleaved runs in the time budget";
-		return INTRO_SKIP;
+		return KSFT_SKIP;
 	}
 	if (ratio <= LAT_PER_QUERY_MAX)
-		return INTRO_PASS;
+		return KSFT_PASS;
 	if (intr > LAT_INTERRUPTED_PCT_MAX) {
 		*reason = "exits interrupted too often to judge";
-		return INTRO_SKIP;
+		return KSFT_SKIP;
 	}
 	if (iqr > LAT_SPREAD_MAX * ratio) {
-		*reason = "exit latency pairs disagree, too noisy to judge";
-		return INTRO_SKIP;
+		*reason = "exit latency pairs disagree";
+		return KSFT_SKIP;
 	}
-	intro_print_log2_hist("with_us", op.lat_us[1], op.pairs, "us");
-	intro_print_log2_hist("without_us", op.lat_us[0], op.pairs, "us");
-	return INTRO_FAIL;
+	intro_print_log2_hist(name, ovh.lat_us[1], ovh.pairs, "with_us");
+	intro_print_log2_hist(name, ovh.lat_us[0], ovh.pairs, "without_us");
+	return KSFT_FAIL;
 }
 
 struct check {
 	const char *name;
-	enum intro_verdict (*judge)(const char *name, const char **reason);
+	int (*judge)(const char *name, const char **reason);
 };
 
 static const struct check checks[] = {
@@ -1357,16 +1363,10 @@ static const struct check checks[] = {
 static int in_initial_netns(void)
 {
 	struct stat self, init;
-	char comm[32] = "";
-	FILE *f;
+	char comm[32];
 
-	f = fopen("/proc/2/comm", "r");
-	if (!f)
-		return -1;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	if (strcmp(comm, "kthreadd\n") || stat("/proc/self/ns/net", &self) ||
+	if (intro_read_file("/proc/2/comm", comm, sizeof(comm)) < 0 ||
+	    strcmp(comm, "kthreadd") || stat("/proc/self/ns/net", &self) ||
 	    stat("/proc/2/ns/net", &init))
 		return -1;
 	return self.st_ino == init.st_ino && self.st_dev == init.st_dev;
@@ -1383,48 +1383,65 @@ static bool records_delivered(int cpu_child)
 	return run.ok && h.pid_recs;
 }
 
-static int read_int_file(const char *path, int dflt)
-{
-	FILE *f = fopen(path, "r");
-	int v = dflt;
-
-	if (!f)
-		return dflt;
-	if (fscanf(f, "%d", &v) != 1)
-		v = dflt;
-	fclose(f);
-	return v;
-}
-
 static void read_cpulist(void)
 {
-	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
-
-	if (!f || !fgets(cpulist, sizeof(cpulist), f))
+	if (intro_read_file("/sys/devices/system/cpu/possible", cpulist,
+			    sizeof(cpulist)) <= 0)
 		snprintf(cpulist, sizeof(cpulist), "0-%ld",
 			 sysconf(_SC_NPROCESSORS_CONF) - 1);
-	if (f)
-		fclose(f);
-	cpulist[strcspn(cpulist, "\n")] = '\0';
 }
+
+static const struct intro_prog prog = {
+	.usage =
+	"Guards taskstats exit records against the 2.6.17 regression (LKML, June\n"
+	"2006) that sent a TGID record on every thread exit, fixed by ad4ecbcba728;\n"
+	"also against version 0 TGID records (fixed by 16c4f0211aaa), TGID records\n"
+	"without the exited threads' times (\"taskstats: retain dead thread stats\n"
+	"in TGID queries\") and the version 15 layout (fixed by 0bf2d838de1f).\n"
+	"An all-CPU exit listener watches children that create and join 32\n"
+	"threads at a time, then pairs of runs with and without the listener.\n"
+	"\n"
+	"checks:\n"
+	"  exit_records_complete       one PID record per exited thread\n"
+	"  one_tgid_record_per_group   one TGID record per thread group, none for\n"
+	"                              single-threaded processes\n"
+	"  record_fields_sane          version, pid, tgid, uid, comm, btime, exit code\n"
+	"  tgid_sums_match_threads     TGID counters / sum of the PID records in\n"
+	"                              [0.5, 1]\n"
+	"  delay_totals_match_threads  TGID delay counts = sum of the PID records\n"
+	"                              (needs kernel.task_delayacct=1)\n"
+	"  listener_cpu_overhead       CPU time with / without the listener <= 1.8\n"
+	"  listener_exit_latency       exit latency the listener adds <= 1.5\n"
+	"                              TASKSTATS_CMD_GET round trips\n"
+	"\n"
+	"needs: root (CAP_NET_ADMIN), the initial user, pid and network\n"
+	"namespaces, CONFIG_TASKSTATS; two CPUs are used when available.\n",
+	.min_scale = MIN_SCALE,
+	.max_scale = MAX_SCALE,
+};
 
 int main(int argc, char **argv)
 {
 	int cpus[INTRO_MAX_CPUS], ncpus, cpu_child = -1, rcvbuf = RCVBUF_BYTES;
+	char delayacct[16];
 	const char *reason;
 	struct intro_budget budget;
 	struct intro_opts opts;
-	enum intro_verdict v;
 	size_t i;
-	int ret, netns;
+	int ret, netns, result;
 
+	intro_parse_opts(argc, argv, &prog, &opts);
 	ksft_print_header();
-	intro_parse_opts(argc, argv, &opts);
-	intro_print_env();
-	delayacct_on = read_int_file("/proc/sys/kernel/task_delayacct", 0) > 0;
+	intro_print_env(&opts);
+	delayacct_on = intro_read_file("/proc/sys/kernel/task_delayacct",
+				       delayacct, sizeof(delayacct)) > 0 &&
+		       atoi(delayacct) > 0;
 	read_cpulist();
 	ksft_print_msg("taskstats: task_delayacct=%d possible_cpus=%s header_version=%d\n",
 		       delayacct_on, cpulist, TASKSTATS_VERSION);
+	if (TASKSTATS_VERSION == V15)
+		ksft_exit_skip("built with struct taskstats version 15, withdrawn by %s\n",
+			       V15_FIX);
 
 	if (nl_open())
 		ksft_exit_skip("generic netlink socket unavailable\n");
@@ -1437,9 +1454,10 @@ int main(int argc, char **argv)
 		ksft_exit_skip("registering an exit listener needs CAP_NET_ADMIN\n");
 	if (ret == -EINVAL)
 		ksft_exit_skip("listener refused outside the initial user and pid namespace\n");
-	if (ret)
-		ksft_exit_fail_msg("register exit listener: %s\n",
-				   strerror(-ret));
+	if (ret) {
+		errno = -ret;
+		ksft_exit_fail_perror("register exit listener");
+	}
 	netns = in_initial_netns();
 	if (!netns)
 		ksft_exit_skip("not in the initial network namespace\n");
@@ -1450,7 +1468,7 @@ int main(int argc, char **argv)
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shared == MAP_FAILED)
-		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+		ksft_exit_fail_perror("mmap");
 	ncpus = intro_usable_cpus(cpus, INTRO_MAX_CPUS);
 	if (ncpus >= 2) {
 		cpu_child = cpus[ncpus - 1];
@@ -1467,10 +1485,12 @@ int main(int argc, char **argv)
 	listener_ctl(false);
 
 	for (i = 0; i < ARRAY_SIZE(checks); i++) {
-		reason = "";
-		v = checks[i].judge(checks[i].name, &reason);
-		intro_result(checks[i].name, v, reason);
+		reason = NULL;
+		result = checks[i].judge(checks[i].name, &reason);
+		intro_report(checks[i].name, result, reason);
 	}
-	ksft_print_msg("run_s=%.2f\n", intro_budget_spent_s(&budget));
-	intro_exit();
+	ksft_print_msg("budget: spent_s=%.2f limit_s=%.2f\n",
+		       intro_budget_spent_s(&budget),
+		       RUN_DEFAULT_S * opts.scale);
+	ksft_finished();
 }

@@ -1,27 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * wait_inactive - a tracer's round trip per ptrace stop stays far below one
- * jiffy.
- *
- * Guards "fix ptrace slowness" (Miklos Szeredi, LKML March 2009, commit
- * 53da1d9456fe, bugzilla 12208: User-Mode Linux booted in 5 minutes instead
- * of 17 s). A tracee stopping in ptrace_stop() wakes its tracer; if the
- * tracer preempts it before it has scheduled out, the tracer's next request
- * goes ptrace_check_attach() -> wait_task_inactive(), finds the tracee still
- * queued and sleeps a whole jiffy (kernel/sched/core.c, schedule_hrtimeout()
- * of NSEC_PER_SEC / HZ). The fix keeps preemption off in ptrace_stop() from
- * the wakeup until schedule(); the sleep itself is still there, PREEMPT_RT
- * drops the preempt-off window by design (1aabbc532413, v6.7), and a 6.12
- * relative of the same sleep slowed kthread creation (b7ca5743a260).
- *
- * Invariant: with a tracee looping on a cheap syscall under PTRACE_SYSCALL,
- * and a tracer doing what strace does per stop (waitpid(), requests that go
- * through ptrace_check_attach(), PTRACE_SYSCALL), the median round trip and
- * the median time inside the requests are a small fraction of a jiffy, and
- * only a small fraction of stops take half a jiffy or more. Judged with
- * tracer and tracee on one CPU (normal tracer, and SCHED_FIFO tracer: its
- * wakeup always preempts the tracee, the exact race of 2009) and on two
- * CPUs (request median only: cross-vCPU wakeups give long tails on VMs).
+ * jiffy. Guards 53da1d9456fe ("fix ptrace slowness", LKML, March 2009): a
+ * tracer woken by ptrace_stop() could preempt its tracee before it scheduled
+ * out, then find it still queued in wait_task_inactive() (through
+ * ptrace_check_attach()) and sleep a jiffy, on every stop. The fix keeps
+ * preemption off from the wakeup until schedule(); PREEMPT_RT drops that
+ * window by design (1aabbc532413). Judged on one CPU (normal and SCHED_FIFO
+ * tracer, whose wakeup always preempts the tracee) and across two.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -39,88 +25,85 @@
 #include "introspect_util.h"
 
 /*
- * The bounds. J is one jiffy, from intro_jiffy_ns(); every bound is a
- * fraction of J or of the stops, measured in the same run, never an
- * absolute time.
- *
- * "Here": this machine (Firecracker VM, 2 vCPUs, Linux 6.18, HZ=250 so
- * J = 4000 us, PREEMPT_DYNAMIC running as none), 70 runs of this program
- * under the measurement lock (at times with other helpers' kernel builds
- * running) and 35 without it, plus 6 with nice-0 spinners.
- * "TCG": 6.12.117 (tinyconfig, HZ=250) under qemu software emulation on
- * this host, thread=single, 7 boots of this program (preempt=none and
- * full), host loaded; research/kernel-lab.md measured 63-137 us round trip
- * medians there. "Revert": 53da1d9456fe reverted (no preempt-off window in
- * ptrace_stop()), booted preempt=full under TCG. "Sleep per request":
- * wait_task_inactive() sleeps one jiffy once per ptrace wait (TCG).
- */
-
-/*
- * Median round trip, same CPU (normal or SCHED_FIFO tracer): < J/4.
- * Here: 9.7-24.9 us, typically 12.5-13 us (J/300). TCG: 120-253 us
- * (J/16 at worst). Revert (3 boots): 4712-4833 us normal tracer,
- * 4979-5173 us FIFO tracer (1.2 J); sleep per request: 13.7-14.0 ms
- * (3.5 J: both inspection requests and the resume sleep). J/4 is 4x above
- * the slowest TCG median and 4.7x below the revert. With a normal tracer
- * only ~60 % of stops are slow under the revert, so this median sits just
- * above a jiffy; the slow fraction below is the robust check there. Weak
- * spot: a kernel with HZ=1000 under TCG (J/4 = 250 us) would be marginal.
+ * Bounds, as fractions of one jiffy J (intro_jiffy_ns()) or of the stops.
+ * Median round trip < J/4, median request time < J/8: healthy kernels stay
+ * below J/16 and J/90 even under emulation; without the fix both are about
+ * a jiffy (the first request absorbs the sleep).
  */
 #define ROUND_TRIP_MEDIAN_MAX_J		0.25
-
-/*
- * Median time inside the inspection requests per stop: < J/8.
- * Here: 2.1-3.1 us (J/1500). TCG: 22-43 us (J/93 at worst). Revert:
- * 4434-4537 us normal tracer, 4516-4637 us FIFO (the first request absorbs
- * the sleep, 1.1 J); sleep per request: 8.8-8.9 ms (2.2 J). J/8 is 12x
- * above the slowest TCG median and 8.9x below the revert.
- */
 #define REQUEST_MEDIAN_MAX_J		0.125
-
 /*
- * Fraction of stops whose round trip is >= J/2: < 20 %.
- * Here: 0-0.19 % locked, 0-0.07 % unlocked, up to 0.9 % with a nice-0
- * spinner on the tracer's CPU. TCG: 0.01-0.37 %, but 2.2 % (normal) and
- * 3.3 % (FIFO) with the host busy: every host stall of the emulating
- * thread lands in some round trip. Revert: 58-64 % with a normal tracer
- * (EEVDF wakeup preemption does not fire at every stop; the lab saw
- * 58-67 %), 100 % with a FIFO tracer; sleep per request: 100 %. 20 % is
- * 6x above the worst healthy TCG run and 2.9x below the weakest revert.
+ * Slow stops (J/2 or more: far above healthy tails, half the regression's
+ * sleep) < 20 % of round trips, < 5 % of requests: host stalls under
+ * emulation make up to 3.3 % and 0.7 % (they rarely fall in the short
+ * request window); without the fix 57 % to 100 %.
  */
 #define ROUND_TRIP_SLOW_MAX		0.20
-
-/*
- * Fraction of stops whose request time is >= J/2: < 5 %.
- * Here: 0-0.005 %, 0.016 % with the spinner. TCG: 0-0.09 %, 0.4-0.7 % with
- * the host busy (a host stall falls inside the short request window far
- * less often, while the regression's sleep is always inside it). Revert:
- * 57-64 % / 100 %, sleep per request: 100 %. 5 % is 7x above the worst
- * healthy TCG run and 11x below the weakest revert.
- */
 #define REQUEST_SLOW_MAX		0.05
 #define SLOW_THRESHOLD_J		0.5
 
-/*
- * Work per placement: up to STOPS_PER_PLACEMENT stops or
- * PLACEMENT_SECONDS, both times --scale; three placements keep the default
- * run under 15 s even when every stop costs a few jiffies (a sleep per
- * request at HZ=250, TCG: 14 ms a stop, 246 stops in 3.5 s, 10.6 s in
- * all). Healthy, the count ends it here (0.6-0.8 s a placement on one CPU,
- * 2-3.5 s across CPUs); under TCG the time does (9000-23000 stops).
- */
+/* The HZ the bounds are set for, those of kernel/Kconfig.hz: 100 to 1000. */
+#define JIFFY_MIN_US			1000
+#define JIFFY_MAX_US			10000
+
+/* Per placement, both times --scale: healthy, the count ends it. */
 #define STOPS_PER_PLACEMENT		40000
 #define PLACEMENT_SECONDS		3.5
-/*
- * Fewer judged stops than this cannot decide: skip. A sleep per request
- * at HZ=100 (35 ms a stop) still gives ~90 in the default budget.
- */
+/* The probe traces a single stop. */
+#define PROBE_SECONDS			1.0
+/* Fewer judged stops cannot decide: skip. */
 #define MIN_STOPS			50
 /* Stops traced before recording: first faults, cold caches. */
 #define WARMUP_STOPS			8
 
-/* How the tracee tells the tracer that it could not start. */
-#define TRACEE_PIN_FAILED		2
-#define TRACEE_TRACEME_FAILED		3
+/* A syscall stop under PTRACE_O_TRACESYSGOOD. */
+#define SYSCALL_STOP_SIG		(SIGTRAP | 0x80)
+/* Words of a register buffer any arch's NT_PRSTATUS fits in. */
+#define REGSET_MAX_WORDS		128
+/* The lowest SCHED_FIFO priority: enough to preempt any normal tracee. */
+#define TRACER_FIFO_PRIO		1
+
+#define RT_XFAIL_REASON	"PREEMPT_RT drops the preempt-off window of ptrace_stop"
+
+static const struct intro_prog prog = {
+	.usage =
+	"wait_inactive: the cost of a ptrace stop to its tracer, against one jiffy (J).\n"
+	"\n"
+	"Guards 53da1d9456fe (\"fix ptrace slowness\", 2009): a tracer that preempted\n"
+	"its tracee inside ptrace_stop() slept a jiffy in wait_task_inactive() on every\n"
+	"stop. A child loops on getppid() under PTRACE_SYSCALL; per stop the tracer\n"
+	"waits, inspects it as strace does (PTRACE_GET_SYSCALL_INFO, PTRACE_GETREGSET:\n"
+	"the \"request\") and resumes it (with the wait, the \"round trip\"). A slow stop\n"
+	"takes J/2 or more. On PREEMPT_RT a failure is an XFAIL: RT drops the fix's\n"
+	"preempt-off window by design (1aabbc532413).\n"
+	"\n"
+	"Checks: same_cpu_* tracer and tracee on one CPU, fifo_tracer_* the same with\n"
+	"a SCHED_FIFO tracer, cross_cpu_* on two CPUs.\n"
+	"  same_cpu_round_trip_median            median round trip < J/4\n"
+	"  same_cpu_round_trip_slow_fraction     slow round trips < 20 %\n"
+	"  same_cpu_request_median               median request < J/8\n"
+	"  same_cpu_request_slow_fraction        slow requests < 5 %\n"
+	"  fifo_tracer_round_trip_median         median round trip < J/4\n"
+	"  fifo_tracer_round_trip_slow_fraction  slow round trips < 20 %\n"
+	"  fifo_tracer_request_median            median request < J/8\n"
+	"  fifo_tracer_request_slow_fraction     slow requests < 5 %\n"
+	"  cross_cpu_request_median              median request < J/8\n"
+	"\n"
+	"Needs: tracing a child (Yama ptrace_scope 0 or 1, or 2 with CAP_SYS_PTRACE),\n"
+	"PTRACE_GET_SYSCALL_INFO (v5.3); fifo_tracer_* SCHED_FIFO (root or\n"
+	"RLIMIT_RTPRIO), cross_cpu_* two usable CPUs; HZ from 100 to 1000.\n"
+	"Runs at most 10.5 s x scale + 1 s (a healthy kernel: about 6 s).\n",
+	/* 35 ms a stop (HZ=100, a jiffy sleep per request) still gives 67 stops */
+	.min_scale = 0.75,
+	/* 27 s even when the time budget ends every placement */
+	.max_scale = 2.5,
+};
+
+/* Exit codes of a tracee that could not start (intro_fork() uses 1). */
+enum tracee_exit {
+	TRACEE_PIN_FAILED = 2,
+	TRACEE_TRACEME_FAILED,
+};
 
 enum placement_id {
 	SAME_CPU,
@@ -155,20 +138,14 @@ static struct intro_opts opts;
 static double jiffy_us;
 static int tracer_cpu, tracee_cpu_other;
 static int nr_cpus;
-
-/* ---- workload: the tracee ------------------------------------------- */
+static bool preempt_rt;
 
 static long ptrace_req(long request, pid_t pid, void *addr, void *data)
 {
 	return syscall(SYS_ptrace, request, pid, addr, data);
 }
 
-/*
- * The tracee: pinned to @cpu (if >= 0), traced by its parent, stopped once
- * so the tracer can set its options, then a cheap syscall for ever; the
- * tracer kills it (and PR_SET_PDEATHSIG / PTRACE_O_EXITKILL do if the
- * tracer dies).
- */
+/* The tracee: on @cpu (if >= 0), traced by its parent, stops once, loops. */
 static void tracee(int cpu)
 {
 	if (cpu >= 0 && intro_pin(0, cpu))
@@ -180,13 +157,21 @@ static void tracee(int cpu)
 		syscall(SYS_getppid);
 }
 
-/* ---- measurement: the tracer ---------------------------------------- */
-
 enum trace_status {
 	TRACE_OK,
 	TRACE_NOT_PERMITTED,
 	TRACE_NO_INSPECTION,
 };
+
+/* Kill the tracee @pid and exit with "@what: <errno>". */
+static __noreturn void kill_exit_perror(pid_t pid, const char *what)
+{
+	int err = errno;
+
+	intro_kill_wait(pid);
+	errno = err;
+	ksft_exit_fail_perror(what);
+}
 
 /* waitpid() for the next stop of @pid; dies if the tracee did not stop. */
 static int wait_stop(pid_t pid)
@@ -194,10 +179,8 @@ static int wait_stop(pid_t pid)
 	int status;
 
 	while (waitpid(pid, &status, __WALL) < 0) {
-		if (errno != EINTR) {
-			intro_kill_wait(pid);
-			ksft_exit_fail_msg("waitpid: %s\n", strerror(errno));
-		}
+		if (errno != EINTR)
+			kill_exit_perror(pid, "waitpid");
 	}
 	if (!WIFSTOPPED(status)) {
 		intro_kill_wait(pid);
@@ -208,14 +191,13 @@ static int wait_stop(pid_t pid)
 }
 
 /*
- * What strace does at each syscall stop: which syscall, then the
- * registers. Both requests go through ptrace_check_attach() ->
- * wait_task_inactive(). Return: 0, or -1 with errno set.
+ * What strace does at each syscall stop: which syscall, then the registers,
+ * both through ptrace_check_attach(). Return: 0, or -1 with errno set.
  */
 static int inspect(pid_t pid)
 {
 	struct ptrace_syscall_info info;
-	unsigned long long regs[128];	/* any arch's NT_PRSTATUS fits */
+	unsigned long long regs[REGSET_MAX_WORDS];
 	struct iovec iov = { .iov_base = regs, .iov_len = sizeof(regs) };
 	long len;
 
@@ -235,21 +217,15 @@ static int inspect(pid_t pid)
 /* Resume @pid to its next syscall stop, delivering @sig. */
 static void resume(pid_t pid, int sig)
 {
-	if (ptrace_req(PTRACE_SYSCALL, pid, NULL, (void *)(long)sig)) {
-		intro_kill_wait(pid);
-		ksft_exit_fail_msg("PTRACE_SYSCALL: %s\n", strerror(errno));
-	}
+	if (ptrace_req(PTRACE_SYSCALL, pid, NULL, (void *)(long)sig))
+		kill_exit_perror(pid, "PTRACE_SYSCALL");
 }
 
 /*
  * Trace @pid's syscall stops, skipping the first @warmup, until @cap are
- * recorded or @budget is spent.
- * round trip: from just before PTRACE_SYSCALL to the end of the inspection
- *             of the next stop (resume, the tracee's syscall, its stop,
- *             the tracer's wakeup, the requests);
- * request:    the inspection requests alone, i.e. what wait_task_inactive()
- *             costs (the resume request is left out: with a same-CPU
- *             tracer its own wakeup of the tracee can preempt it).
+ * recorded or @budget is spent. Round trip: from before PTRACE_SYSCALL to
+ * the end of the next stop's inspection; request: the inspection alone
+ * (not the resume: a same-CPU tracer's wakeup of the tracee can preempt it).
  */
 static enum trace_status trace_stops(struct placement *p, pid_t pid,
 				     size_t warmup, size_t cap,
@@ -258,14 +234,14 @@ static enum trace_status trace_stops(struct placement *p, pid_t pid,
 	struct rusage ru0, ru1;
 	size_t seen = 0;
 	int sig = 0, stopsig;
-	unsigned long long t0, t1, t2;
+	uint64_t t0, t1, t2;
 
 	getrusage(RUSAGE_THREAD, &ru0);
 	while (p->stops < cap) {
 		t0 = intro_now_ns();
 		resume(pid, sig);
 		stopsig = wait_stop(pid);
-		if (stopsig != (SIGTRAP | 0x80)) {
+		if (stopsig != SYSCALL_STOP_SIG) {
 			/* a signal-delivery stop: pass the signal on */
 			sig = stopsig == SIGSTOP || stopsig == SIGTRAP ?
 			      0 : stopsig;
@@ -294,10 +270,10 @@ static enum trace_status trace_stops(struct placement *p, pid_t pid,
 	return TRACE_OK;
 }
 
-/* Make the calling thread SCHED_FIFO 1 (@on) or SCHED_OTHER again. */
+/* Make the calling thread SCHED_FIFO (@on) or SCHED_OTHER again. */
 static int set_fifo(bool on)
 {
-	struct sched_param sp = { .sched_priority = on ? 1 : 0 };
+	struct sched_param sp = { .sched_priority = on ? TRACER_FIFO_PRIO : 0 };
 
 	return sched_setscheduler(0, on ? SCHED_FIFO | SCHED_RESET_ON_FORK :
 				  SCHED_OTHER, &sp);
@@ -315,13 +291,11 @@ static pid_t start_tracee(int cpu)
 
 	pid = intro_fork();
 	if (pid < 0)
-		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+		ksft_exit_fail_perror("fork");
 	if (!pid)
 		tracee(cpu);
-	if (waitpid(pid, &status, __WALL) != pid) {
-		intro_kill_wait(pid);
-		ksft_exit_fail_msg("waitpid: %s\n", strerror(errno));
-	}
+	if (waitpid(pid, &status, __WALL) != pid)
+		kill_exit_perror(pid, "waitpid");
 	if (WIFEXITED(status) &&
 	    WEXITSTATUS(status) == TRACEE_TRACEME_FAILED)
 		return 0;
@@ -330,18 +304,12 @@ static pid_t start_tracee(int cpu)
 		ksft_exit_fail_msg("tracee did not stop (status %#x)\n",
 				   status);
 	}
-	if (ptrace_req(PTRACE_SETOPTIONS, pid, NULL, (void *)opt)) {
-		intro_kill_wait(pid);
-		ksft_exit_fail_msg("PTRACE_SETOPTIONS: %s\n", strerror(errno));
-	}
+	if (ptrace_req(PTRACE_SETOPTIONS, pid, NULL, (void *)opt))
+		kill_exit_perror(pid, "PTRACE_SETOPTIONS");
 	return pid;
 }
 
-/*
- * Whole-program prerequisite: can we trace a child and inspect it at a
- * syscall stop (Yama scope 3 forbids PTRACE_TRACEME, scope 2 needs
- * CAP_SYS_PTRACE; PTRACE_GET_SYSCALL_INFO is v5.3+)?
- */
+/* Can we trace a child (Yama) and inspect it (PTRACE_GET_SYSCALL_INFO)? */
 static enum trace_status probe_tracing(void)
 {
 	struct placement p = { .name = "probe" };
@@ -355,7 +323,7 @@ static enum trace_status probe_tracing(void)
 	pid = start_tracee(-1);
 	if (!pid)
 		return TRACE_NOT_PERMITTED;
-	intro_budget_start(&b, 1.0);
+	intro_budget_start(&b, PROBE_SECONDS);
 	st = trace_stops(&p, pid, 0, ARRAY_SIZE(rt), &b);
 	intro_kill_wait(pid);
 	return st;
@@ -366,6 +334,7 @@ static void measure(struct placement *p, const struct intro_budget *total)
 	size_t cap = (size_t)(STOPS_PER_PLACEMENT * opts.scale);
 	double seconds = PLACEMENT_SECONDS * opts.scale;
 	double left = (double)intro_budget_left_ns(total) / NSEC_PER_SEC;
+	int tracee_cpu = p->cross ? tracee_cpu_other : tracer_cpu;
 	struct intro_budget budget;
 	enum trace_status st;
 	pid_t pid;
@@ -382,7 +351,7 @@ static void measure(struct placement *p, const struct intro_budget *total)
 	if (intro_pin(0, tracer_cpu) || !intro_current_cpu_ok(tracer_cpu))
 		ksft_exit_fail_msg("cannot pin the tracer to CPU %d\n",
 				   tracer_cpu);
-	pid = start_tracee(p->cross ? tracee_cpu_other : tracer_cpu);
+	pid = start_tracee(tracee_cpu);
 	if (!pid)
 		ksft_exit_fail_msg("PTRACE_TRACEME refused after the probe\n");
 	if (p->fifo && set_fifo(true)) {
@@ -393,11 +362,8 @@ static void measure(struct placement *p, const struct intro_budget *total)
 	intro_budget_start(&budget, seconds < left ? seconds : left);
 	st = trace_stops(p, pid, WARMUP_STOPS, cap, &budget);
 	p->seconds = intro_budget_spent_s(&budget);
-	if (p->fifo && set_fifo(false)) {
-		intro_kill_wait(pid);
-		ksft_exit_fail_msg("cannot restore SCHED_OTHER: %s\n",
-				   strerror(errno));
-	}
+	if (p->fifo && set_fifo(false))
+		kill_exit_perror(pid, "restore SCHED_OTHER");
 	intro_kill_wait(pid);
 	if (st != TRACE_OK)
 		ksft_exit_fail_msg("ptrace inspection failed after the probe\n");
@@ -405,15 +371,11 @@ static void measure(struct placement *p, const struct intro_budget *total)
 	intro_sort(p->request_us, p->stops);
 	if (p->stops < MIN_STOPS)
 		p->skip = "too few ptrace stops measured in the time budget";
-	ksft_print_msg("placement %s: tracer_cpu=%d tracee_cpu=%d stops=%zu\n",
-		       p->name, tracer_cpu,
-		       p->cross ? tracee_cpu_other : tracer_cpu, p->stops);
-	ksft_print_msg("placement %s: seconds=%.2f other_stops=%zu nvcsw=%ld nivcsw=%ld\n",
-		       p->name, p->seconds, p->other_stops, p->nvcsw,
-		       p->nivcsw);
+	ksft_print_msg("%s: tracer_cpu=%d tracee_cpu=%d stops=%zu seconds=%.2f\n",
+		       p->name, tracer_cpu, tracee_cpu, p->stops, p->seconds);
+	ksft_print_msg("%s: other_stops=%zu nvcsw=%ld nivcsw=%ld\n",
+		       p->name, p->other_stops, p->nvcsw, p->nivcsw);
 }
-
-/* ---- checks --------------------------------------------------------- */
 
 enum series { ROUND_TRIP, REQUEST };
 enum statistic { MEDIAN, SLOW_FRACTION };
@@ -443,63 +405,64 @@ static const struct check checks[] = {
 	  REQUEST_MEDIAN_MAX_J },
 	{ "fifo_tracer_request_slow_fraction", SAME_CPU_FIFO, REQUEST,
 	  SLOW_FRACTION, REQUEST_SLOW_MAX },
-	/*
-	 * Two CPUs: the request median only, bound as on one CPU. The
-	 * round trip there is dominated by cross-vCPU wakeups (here median
-	 * 14-44 us, max up to 0.4 s; TCG 80-202 us, and the lab's
-	 * multi-threaded TCG once gave 4.9 ms on a healthy kernel), while
-	 * wait_task_inactive()'s whole cost is inside the requests (here
-	 * median 2.1-3.7 us; TCG 13-29 us). The round trip median is still
-	 * printed. Revert: 13-26 us (no shared CPU, no race: passes,
-	 * rightly); sleep per request: 8.5-8.8 ms.
-	 */
+	/* Across CPUs wakeups give the round trip long tails: requests only. */
 	{ "cross_cpu_request_median", CROSS_CPU, REQUEST, MEDIAN,
 	  REQUEST_MEDIAN_MAX_J },
 };
 
+/* Fraction (0..1) of the @n samples @v that are >= @threshold. */
+static double frac_at_least(const double *v, size_t n, double threshold)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (v[i] >= threshold)
+			k++;
+	return (double)k / (double)n;
+}
+
+/* The tail of sorted series @v of @p, and the round trip median beside it. */
+static void print_spread(const char *check, const struct placement *p,
+			 const double *v)
+{
+	ksft_print_msg("%s: p90_us=%.1f p99_us=%.1f max_us=%.0f round_trip_median_us=%.1f\n",
+		       check, intro_quantile(v, p->stops, 0.9, true),
+		       intro_quantile(v, p->stops, 0.99, true), v[p->stops - 1],
+		       intro_median(p->round_trip_us, p->stops, true));
+}
+
 static void run_check(const struct check *c, const struct intro_budget *b)
 {
 	struct placement *p = &placements[c->where];
-	const double *v;
 	double value, bound, half = SLOW_THRESHOLD_J * jiffy_us;
-	enum intro_verdict verdict;
-	bool ok;
+	const double *v;
+	int result;
 
 	if (!p->measured)
 		measure(p, b);
 	if (p->skip) {
-		intro_metric(c->name, "stops=%zu min_stops=%d", p->stops,
-			     MIN_STOPS);
-		intro_result(c->name, INTRO_SKIP, p->skip);
+		intro_figures(c->name, "stops=%zu min_stops=%d", p->stops,
+			      MIN_STOPS);
+		intro_report(c->name, KSFT_SKIP, p->skip);
 		return;
 	}
 	v = c->what == ROUND_TRIP ? p->round_trip_us : p->request_us;
 	if (c->stat == MEDIAN) {
 		value = intro_median(v, p->stops, true);
 		bound = c->bound * jiffy_us;
-		intro_metric(c->name,
-			     "median_us=%.1f p90_us=%.1f p99_us=%.1f max_us=%.0f round_trip_median_us=%.1f stops=%zu jiffy_us=%.0f bound_us=%.0f",
-			     value, intro_quantile(v, p->stops, 0.9, true),
-			     intro_quantile(v, p->stops, 0.99, true),
-			     v[p->stops - 1],
-			     intro_median(p->round_trip_us, p->stops, true),
-			     p->stops, jiffy_us, bound);
+		intro_figures(c->name, "median_us=%.1f bound_us=%.0f jiffy_us=%.0f stops=%zu",
+			      value, bound, jiffy_us, p->stops);
+		print_spread(c->name, p, v);
 	} else {
-		value = intro_frac_at_least(v, p->stops, half);
+		value = frac_at_least(v, p->stops, half);
 		bound = c->bound;
-		intro_metric(c->name,
-			     "slow_pct=%.3f slow_stops=%.0f stops=%zu threshold_us=%.0f bound_pct=%.1f",
-			     100 * value, value * p->stops, p->stops, half,
-			     100 * bound);
+		intro_figures(c->name, "slow_pct=%.3f bound_pct=%.1f threshold_us=%.0f stops=%zu",
+			      100 * value, 100 * bound, half, p->stops);
 	}
-	ok = value < bound;
-	verdict = ok ? INTRO_PASS : INTRO_FAIL;
-	if (!ok && !strcmp(intro_preempt_model(), "rt"))
-		verdict = INTRO_XFAIL;
-	intro_result(c->name, verdict,
-		     "PREEMPT_RT drops the preempt-off window of ptrace_stop");
-	if (!ok || opts.verbose)
+	result = value < bound ? KSFT_PASS : preempt_rt ? KSFT_XFAIL : KSFT_FAIL;
+	if (result != KSFT_PASS || opts.verbose)
 		intro_print_log2_hist(c->name, v, p->stops, "us");
+	intro_report(c->name, result, RT_XFAIL_REASON);
 }
 
 int main(int argc, char **argv)
@@ -509,18 +472,19 @@ int main(int argc, char **argv)
 	cpu_set_t saved;
 	size_t i;
 
+	intro_parse_opts(argc, argv, &prog, &opts);
 	ksft_print_header();
-	intro_parse_opts(argc, argv, &opts);
-	intro_print_env();
-	intro_budget_start(&total,
-			   NR_PLACEMENTS * PLACEMENT_SECONDS * opts.scale + 1);
+	intro_print_env(&opts);
+	intro_budget_start(&total, NR_PLACEMENTS * PLACEMENT_SECONDS *
+			   opts.scale + PROBE_SECONDS);
 
 	jiffy_us = (double)intro_jiffy_ns() / NSEC_PER_USEC;
-	if (jiffy_us < 1000 || jiffy_us > 10000)
+	if (jiffy_us < JIFFY_MIN_US || jiffy_us > JIFFY_MAX_US)
 		ksft_exit_skip("jiffy length outside the range of HZ\n");
+	preempt_rt = !strcmp(intro_preempt_model(), "rt");
 	nr_cpus = intro_usable_cpus(cpus, INTRO_MAX_CPUS);
 	if (nr_cpus < 1 || sched_getaffinity(0, sizeof(saved), &saved))
-		ksft_exit_fail_msg("sched_getaffinity: %s\n", strerror(errno));
+		ksft_exit_fail_perror("sched_getaffinity");
 	tracer_cpu = cpus[nr_cpus - 1];
 	tracee_cpu_other = cpus[0];
 	switch (probe_tracing()) {
@@ -544,5 +508,5 @@ int main(int argc, char **argv)
 		free(placements[i].round_trip_us);
 		free(placements[i].request_us);
 	}
-	intro_exit();
+	ksft_finished();
 }
