@@ -755,18 +755,25 @@ static void judge_schedstat(const struct check *c)
 	double worst = -INFINITY, bound_us = plan.jiffy_ns / NSEC_PER_USEC;
 	struct check bounded = *c;
 	const struct run_result *r;
-	int i, n = 0;
+	int i, n = 0, unread = 0;
 
 	for (i = 0; i < NR_LEVELS * REPS; i++) {
 		r = &results.traced[i / REPS][i % REPS];
+		unread += r->valid && isnan(r->sched_ns);
 		if (!r->valid || isnan(r->sched_ns))
 			continue;
 		worst = fmax(worst, (r->utime_ns + r->stime_ns - r->sched_ns) /
 			     NSEC_PER_USEC);
 		n++;
 	}
-	intro_figures(c->name, "max_excess_us=%.1f bound_us=%.0f runs=%d",
-		      worst, bound_us, n);
+	intro_figures(c->name,
+		      "max_excess_us=%.1f bound_us=%.0f runs=%d schedstat_unread=%d",
+		      worst, bound_us, n, unread);
+	if (unread) {
+		intro_report(c->name, KSFT_SKIP,
+			     "no /proc/PID/schedstat (CONFIG_SCHED_INFO)");
+		return;
+	}
 	bounded.lo = -INFINITY;
 	bounded.hi = bound_us;
 	verdict(&bounded, n >= NR_LEVELS * REPS ? REPS : 0, 0, 0, false, false,
@@ -998,9 +1005,10 @@ static const struct intro_prog prog = {
 	"  total_within_schedstat          ru_utime + ru_stime - schedstat <= 1 jiffy\n"
 	"  cross_cpu_traced_utime_error    ratio traced from another CPU, 100 us\n"
 	"A check skips when the timer ticks it pooled cannot resolve its bounds.\n"
-	"Needs: ptrace of a child (Yama ptrace_scope below 3), tick-sampled\n"
-	"cputime (a CPU outside nohz_full, not VIRT_CPU_ACCOUNTING_NATIVE),\n"
-	"/proc/PID/schedstat, and two usable CPUs for the cross-CPU check.\n",
+	"Needs: tracing a child (Yama ptrace_scope 0 or 1, or 2 with\n"
+	"CAP_SYS_PTRACE), tick-sampled cputime (a CPU outside nohz_full, not\n"
+	"VIRT_CPU_ACCOUNTING_NATIVE), /proc/PID/schedstat (SCHED_INFO), and\n"
+	"two usable CPUs for the cross-CPU check.\n",
 	.min_scale = MIN_SCALE,
 	.max_scale = MAX_SCALE,
 };
