@@ -12,6 +12,18 @@ PROGS="ptrace_utime taskstats_tgid wait_inactive smaps_perf"
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "error: $*"; exit 2; }
 
+# cache_dir_init: create $CACHE_DIR with a .gitignore of "*" in it (as
+# pytest does for .pytest_cache), so git ignores the tooling cache without
+# an entry in the collection's own .gitignore, which goes upstream. Run on
+# every source of this file, so a cache an older checkout made gets one too.
+cache_dir_init() {
+	mkdir -p "$CACHE_DIR" 2>/dev/null || return 0
+	[ -f "$CACHE_DIR/.gitignore" ] ||
+		printf '# the introspect tooling cache (devel/lib.sh)\n*\n' \
+			>"$CACHE_DIR/.gitignore" 2>/dev/null || true
+}
+cache_dir_init
+
 # apt_install PKG...: install Debian packages that are missing (root only).
 apt_install() {
 	local missing=() p
@@ -32,7 +44,9 @@ apt_install() {
 # kernel_tree: print the kernel tree to use and make sure it has what the
 # kselftest build needs. KSRC=/path/to/linux wins; otherwise Debian's
 # linux-source-6.12 is installed and the parts we need are extracted into
-# $CACHE_DIR (selftests, tools headers, checkpatch.pl). Never vendored.
+# $CACHE_DIR (selftests, tools headers, checkpatch.pl, kunit.py for its
+# KTAP parser). Never vendored.
+KERNEL_TREE_PARTS="Makefile tools/testing/selftests tools/testing/kunit tools/include tools/scripts scripts/subarch.include scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch"
 kernel_tree() {
 	if [ -n "${KSRC:-}" ]; then
 		[ -f "$KSRC/tools/testing/selftests/lib.mk" ] ||
@@ -40,24 +54,19 @@ kernel_tree() {
 		(cd "$KSRC" && pwd)
 		return
 	fi
-	local tree=$CACHE_DIR/linux-source-6.12
-	if [ ! -f "$tree/.introspect-extracted" ]; then
+	local tree=$CACHE_DIR/linux-source-6.12 tarball part parts=()
+	for part in $KERNEL_TREE_PARTS; do
+		# a cache extracted before a part was added gets just that part
+		[ -f "$tree/.introspect-extracted" ] && [ -e "$tree/$part" ] ||
+			parts+=("linux-source-6.12/$part")
+	done
+	if [ ${#parts[@]} -gt 0 ]; then
 		apt_install linux-source-6.12
-		local tarball
 		tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n 1)
 		[ -n "$tarball" ] || die "linux-source-6.12 installed no tarball in /usr/src"
 		log "extracting the kselftest parts of $tarball into $CACHE_DIR"
-		mkdir -p "$CACHE_DIR"
-		rm -rf "$tree"
-		tar -C "$CACHE_DIR" -xf "$tarball" --wildcards \
-			'linux-source-6.12/Makefile' \
-			'linux-source-6.12/tools/testing/selftests/*' \
-			'linux-source-6.12/tools/include/*' \
-			'linux-source-6.12/tools/scripts/*' \
-			'linux-source-6.12/scripts/subarch.include' \
-			'linux-source-6.12/scripts/checkpatch.pl' \
-			'linux-source-6.12/scripts/spelling.txt' \
-			'linux-source-6.12/scripts/const_structs.checkpatch' ||
+		[ -f "$tree/.introspect-extracted" ] || rm -rf "$tree"
+		tar -C "$CACHE_DIR" -xf "$tarball" "${parts[@]}" ||
 			die "extracting $tarball failed"
 		touch "$tree/.introspect-extracted"
 	fi
@@ -110,19 +119,4 @@ install_collection() {
 		{ cat "$out/install.log" >&2; die "build/install failed"; }
 	chmod -R a+rX "$out"
 	echo "$out/kselftest_install"
-}
-
-# kselftest_61_header: extract 6.1's kselftest.h (Debian linux-source-6.1)
-# into $CACHE_DIR and print its directory: the oldest tree the collection
-# promises to build against.
-kselftest_61_header() {
-	local d=$CACHE_DIR/kselftest-6.1
-	if [ ! -f "$d/kselftest.h" ]; then
-		apt_install linux-source-6.1
-		mkdir -p "$d"
-		tar -C "$d" -xf /usr/src/linux-source-6.1.tar.xz --strip-components=4 \
-			linux-source-6.1/tools/testing/selftests/kselftest.h ||
-			die "cannot extract 6.1's kselftest.h"
-	fi
-	echo "$d"
 }

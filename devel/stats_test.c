@@ -6,11 +6,14 @@
  */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "introspect_util.h"
 
 #define EPS (1.0 / NSEC_PER_SEC)	/* relative tolerance */
+#define HIST_TEXT_MAX	1024
 
 static bool near(double a, double b)
 {
@@ -21,8 +24,66 @@ static void expect(const char *name, double got, double want)
 {
 	bool ok = near(got, want) || (isnan(got) && isnan(want));
 
-	intro_metric(name, "got=%.9g want=%.9g", got, want);
-	intro_result(name, ok ? INTRO_PASS : INTRO_FAIL, NULL);
+	intro_figures(name, "got=%.9g want=%.9g", got, want);
+	intro_report(name, ok ? KSFT_PASS : KSFT_FAIL, NULL);
+}
+
+/*
+ * What intro_print_log2_hist() prints for @v, captured from stdout into
+ * @text. Return: its length, or -1.
+ */
+static ssize_t capture_hist(const double *v, size_t n, char *text, size_t len)
+{
+	FILE *tmp = tmpfile();
+	int saved;
+	size_t got;
+
+	if (!tmp)
+		return -1;
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	if (saved < 0 || dup2(fileno(tmp), STDOUT_FILENO) < 0) {
+		fclose(tmp);
+		return -1;
+	}
+	intro_print_log2_hist("hist", v, n, "us");
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	rewind(tmp);
+	got = fread(text, 1, len - 1, tmp);
+	text[got] = '\0';
+	fclose(tmp);
+	return got;
+}
+
+/* below 2 in the first bucket, powers of two start a bucket */
+static void test_log2_hist(void)
+{
+	static const double v[] = { 0.5, 1.9, 2, 3.9, 4, 7.5, 1000, 1024 };
+	static const char want[] =
+		"# hist: bucket_lo_us=0 bucket_hi_us=2 count=2\n"
+		"# hist: bucket_lo_us=2 bucket_hi_us=4 count=2\n"
+		"# hist: bucket_lo_us=4 bucket_hi_us=8 count=2\n"
+		"# hist: bucket_lo_us=512 bucket_hi_us=1024 count=1\n"
+		"# hist: bucket_lo_us=1024 bucket_hi_us=2048 count=1\n";
+	char text[HIST_TEXT_MAX];
+	ssize_t len;
+	bool ok;
+
+	len = capture_hist(v, ARRAY_SIZE(v), text, sizeof(text));
+	ok = len >= 0 && !strcmp(text, want);
+	intro_figures("log2_hist_buckets", "chars=%zd want_chars=%zu matched=%d",
+		      len, strlen(want), ok);
+	if (!ok && len > 0)
+		ksft_print_msg("log2_hist_buckets: got_lines_follow=1\n%s",
+			       text);
+	intro_report("log2_hist_buckets", ok ? KSFT_PASS : KSFT_FAIL, NULL);
+
+	len = capture_hist(v, 0, text, sizeof(text));
+	intro_figures("log2_hist_empty", "chars=%zd want_chars=0", len);
+	intro_report("log2_hist_empty", len == 0 ? KSFT_PASS : KSFT_FAIL,
+		     NULL);
 }
 
 int main(void)
@@ -30,7 +91,6 @@ int main(void)
 	double odd[] = { 9, 1, 5, 3, 7 };	/* sorted: 1 3 5 7 9 */
 	double even[] = { 4, 1, 3, 2 };		/* sorted: 1 2 3 4 */
 	double one[] = { 42 };
-	double trim[] = { 1000, 1, 2, 3, 4, 5, 6, 7, 8, -1000 };
 	double seq[101], keep[5], copy[5];
 	size_t i;
 
@@ -39,15 +99,15 @@ int main(void)
 	memcpy(keep, odd, sizeof(odd));
 
 	ksft_print_header();
-	ksft_set_plan(20);
+	ksft_set_plan(16);
 
 	expect("median_odd", intro_median(odd, 5, false), 5);
 	expect("median_even", intro_median(even, 4, false), 2.5);
 	expect("median_single", intro_median(one, 1, false), 42);
 	expect("median_empty_is_nan", intro_median(odd, 0, false), NAN);
-	intro_metric("unsorted_input_kept", "first=%g last=%g", odd[0], odd[4]);
-	intro_result("unsorted_input_kept",
-		     memcmp(odd, keep, sizeof(odd)) ? INTRO_FAIL : INTRO_PASS,
+	intro_figures("unsorted_input_kept", "first=%g last=%g", odd[0], odd[4]);
+	intro_report("unsorted_input_kept",
+		     memcmp(odd, keep, sizeof(odd)) ? KSFT_FAIL : KSFT_PASS,
 		     NULL);
 	expect("quantile_min", intro_quantile(seq, 101, 0, false), 0);
 	expect("quantile_max", intro_quantile(seq, 101, 1, false), 100);
@@ -61,24 +121,15 @@ int main(void)
 	memcpy(copy, odd, sizeof(odd));
 	intro_sort(copy, 5);
 	expect("quantile_presorted", intro_quantile(copy, 5, 0.5, true), 5);
-	/* 10 samples, 10% cut: drop -1000 and 1000, mean of 1..8 */
-	expect("trimmed_mean_drops_outliers",
-	       intro_trimmed_mean(trim, 10, 0.1, false), 4.5);
-	expect("trimmed_mean_zero_is_mean",
-	       intro_trimmed_mean(even, 4, 0, false), 2.5);
-	/* frac >= 0.5 is clamped to 0.49: 4 samples cut 1 each end */
-	expect("trimmed_mean_clamps", intro_trimmed_mean(even, 4, 0.9, false),
-	       2.5);
-	expect("frac_at_least_half", intro_frac_at_least(even, 4, 3), 0.5);
-	expect("frac_at_least_inclusive", intro_frac_at_least(one, 1, 42), 1);
-	expect("frac_at_least_none", intro_frac_at_least(seq, 101, 101), 0);
-	expect("frac_at_least_empty_is_nan", intro_frac_at_least(seq, 0, 1),
-	       NAN);
+	intro_figures("sort_small", "first=%g mid=%g last=%g", copy[0],
+		      copy[2], copy[4]);
+	intro_report("sort_small", copy[0] == 1 && copy[2] == 5 &&
+		     copy[4] == 9 ? KSFT_PASS : KSFT_FAIL, NULL);
 	intro_sort(seq, 101);
-	intro_metric("sort_ascending", "first=%g mid=%g last=%g", seq[0],
-		     seq[50], seq[100]);
-	intro_result("sort_ascending",
-		     seq[0] == 0 && seq[50] == 50 && seq[100] == 100 ?
-		     INTRO_PASS : INTRO_FAIL, NULL);
-	intro_exit();
+	intro_figures("sort_ascending", "first=%g mid=%g last=%g", seq[0],
+		      seq[50], seq[100]);
+	intro_report("sort_ascending", seq[0] == 0 && seq[50] == 50 &&
+		     seq[100] == 100 ? KSFT_PASS : KSFT_FAIL, NULL);
+	test_log2_hist();
+	ksft_finished();
 }
