@@ -604,9 +604,13 @@ static void verdict(const struct check *c, int runs, double sigma,
 		intro_report(c->name, KSFT_PASS, NULL);
 }
 
-/* the evidence beside a pooled ratio: its gate, its ticks, its spread */
-static void print_spread(const struct check *c, const struct pool *p)
+/* a pooled ratio, its bounds and, beside it, its gate, ticks and spread */
+static void print_ratio(const struct check *c, const struct pool *p,
+			double sigma)
 {
+	intro_figures(c->name,
+		      "median_ratio=%.3f bound_lo_ratio=%.2f bound_hi_ratio=%.2f sigma_ratio=%.3f",
+		      p->med, c->lo, c->hi, sigma);
 	ksft_print_msg("%s: max_sigma_ratio=%.3f user_ticks=%.0f min_ratio=%.3f max_ratio=%.3f\n",
 		       c->name, c->max_sigma, user_ticks(p), p->min, p->max);
 }
@@ -616,10 +620,7 @@ static void judge_runs(const struct check *c, const struct run_result *runs)
 	struct pool p = pool_runs(runs, run_ratio);
 	double sigma = pool_sigma(&p);
 
-	intro_figures(c->name,
-		      "median_ratio=%.3f bound_lo_ratio=%.2f bound_hi_ratio=%.2f sigma_ratio=%.3f",
-		      p.med, c->lo, c->hi, sigma);
-	print_spread(c, &p);
+	print_ratio(c, &p, sigma);
 	ksft_print_msg("%s: runs=%d pooled_ratio=%.3f work_us=%.1f cpu_share=%.2f steal_pct=%.1f\n",
 		       c->name, p.runs, p.utime / p.truth,
 		       p.truth / p.syscalls / NSEC_PER_USEC, p.cpu_share,
@@ -661,10 +662,7 @@ static void judge_cross(const struct check *c)
 	struct pool b = pool_runs(results.cross, run_bias_us);
 	double sigma = pool_sigma(&p);
 
-	intro_figures(c->name,
-		      "median_ratio=%.3f bound_lo_ratio=%.2f bound_hi_ratio=%.2f sigma_ratio=%.3f",
-		      p.med, c->lo, c->hi, sigma);
-	print_spread(c, &p);
+	print_ratio(c, &p, sigma);
 	ksft_print_msg("%s: runs=%d median_bias_us=%.2f work_us=%.1f\n",
 		       c->name, p.runs, b.med, levels[CROSS_LEVEL].work_us);
 	if (!plan.have_cross)

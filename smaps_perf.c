@@ -1066,46 +1066,43 @@ static const char *cost_skip_reason(void)
 	return NULL;
 }
 
-static int check_smaps_vs_maps(const char *name, const char **reason)
+/*
+ * smaps against @other of the same target: an upper @bound on the ratio for
+ * maps (smaps must not grow dearer), a lower one for smaps_rollup (it must
+ * stay cheaper than smaps).
+ */
+static int judge_smaps_vs(const char *name, const char **reason,
+			  enum file_kind other, bool upper, double bound)
 {
-	struct ratio r = cost_ratio(T_LARGE, F_SMAPS, T_LARGE, F_MAPS);
+	struct ratio r = cost_ratio(T_LARGE, F_SMAPS, T_LARGE, other);
+	bool ok = upper ? r.median <= bound : r.median >= bound;
 	int result;
 
 	*reason = cost_skip_reason();
-	result = *reason ? KSFT_SKIP :
-		 r.median <= SMAPS_MAPS_MAX_RATIO ? KSFT_PASS : KSFT_FAIL;
-	ksft_print_msg("%s: smaps_us_per_vma=%.3f maps_us_per_vma=%.3f vmas=%ld reps=%d\n",
+	result = *reason ? KSFT_SKIP : ok ? KSFT_PASS : KSFT_FAIL;
+	ksft_print_msg("%s: smaps_us_per_vma=%.3f %s_us_per_vma=%.3f vmas=%ld reps=%d\n",
 		       name, us_per_vma(T_LARGE, F_SMAPS),
-		       us_per_vma(T_LARGE, F_MAPS), bench.tgt[T_LARGE].vmas,
+		       other == F_MAPS ? "maps" : "rollup",
+		       us_per_vma(T_LARGE, other), bench.tgt[T_LARGE].vmas,
 		       bench.reps);
 	intro_figures(name,
-		      "median_ratio=%.2f min_ratio=%.2f max_ratio=%.2f bound_hi_ratio=%.1f",
-		      r.median, r.min, r.max, SMAPS_MAPS_MAX_RATIO);
+		      "median_ratio=%.2f min_ratio=%.2f max_ratio=%.2f bound_%s_ratio=%.1f",
+		      r.median, r.min, r.max, upper ? "hi" : "lo", bound);
 	if (result == KSFT_FAIL || bench.opts.verbose)
 		print_ratios(name, "per_rep_ratio", T_LARGE, F_SMAPS, T_LARGE,
-			     F_MAPS);
+			     other);
 	return result;
+}
+
+static int check_smaps_vs_maps(const char *name, const char **reason)
+{
+	return judge_smaps_vs(name, reason, F_MAPS, true, SMAPS_MAPS_MAX_RATIO);
 }
 
 static int check_smaps_vs_rollup(const char *name, const char **reason)
 {
-	struct ratio r = cost_ratio(T_LARGE, F_SMAPS, T_LARGE, F_ROLLUP);
-	int result;
-
-	*reason = cost_skip_reason();
-	result = *reason ? KSFT_SKIP :
-		 r.median >= SMAPS_ROLLUP_MIN_RATIO ? KSFT_PASS : KSFT_FAIL;
-	ksft_print_msg("%s: smaps_us_per_vma=%.3f rollup_us_per_vma=%.3f vmas=%ld reps=%d\n",
-		       name, us_per_vma(T_LARGE, F_SMAPS),
-		       us_per_vma(T_LARGE, F_ROLLUP), bench.tgt[T_LARGE].vmas,
-		       bench.reps);
-	intro_figures(name,
-		      "median_ratio=%.2f min_ratio=%.2f max_ratio=%.2f bound_lo_ratio=%.1f",
-		      r.median, r.min, r.max, SMAPS_ROLLUP_MIN_RATIO);
-	if (result == KSFT_FAIL || bench.opts.verbose)
-		print_ratios(name, "per_rep_ratio", T_LARGE, F_SMAPS, T_LARGE,
-			     F_ROLLUP);
-	return result;
+	return judge_smaps_vs(name, reason, F_ROLLUP, false,
+			      SMAPS_ROLLUP_MIN_RATIO);
 }
 
 static int check_scaling(const char *name, const char **reason)
