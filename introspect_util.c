@@ -142,11 +142,26 @@ static void print_usage(FILE *f, const char *argv0,
 		"  -s, --scale F         time budget and sample counts times F (%.2g to %.2g;\n"
 		"                        other values are clamped)\n"
 		"  -v, --verbose         per-sample detail and histograms on pass too\n"
-		"  --force-fail CHECK    report CHECK (or all) as failed, figures unchanged:\n"
-		"                        to test how a failure reaches CI logs\n"
+		"  --force-fail CHECK    report CHECK (one named above, or all) as failed,\n"
+		"                        figures unchanged: tests how a failure reaches CI\n"
 		"  -h, --help            this text\n"
 		"The kselftest runner appends KSELFTEST_<PROG>_ARGS to the arguments.\n",
 		prog->min_scale, prog->max_scale);
+}
+
+/* true if @text holds @word as a whole word of letters, digits and '_' */
+static bool names_word(const char *text, const char *word)
+{
+	size_t len = strlen(word);
+	const char *p;
+
+	for (p = strstr(text, word); len && p; p = strstr(p + 1, word)) {
+		if ((p == text || !(isalnum((unsigned char)p[-1]) ||
+				    p[-1] == '_')) &&
+		    !(isalnum((unsigned char)p[len]) || p[len] == '_'))
+			return true;
+	}
+	return false;
 }
 
 void intro_parse_opts(int argc, char **argv, const struct intro_prog *prog,
@@ -185,12 +200,14 @@ void intro_parse_opts(int argc, char **argv, const struct intro_prog *prog,
 			goto bad;
 		}
 	}
-	if (optind < argc)
+	if (optind < argc || (force_fail && strcmp(force_fail, "all") &&
+			      !names_word(prog->usage, force_fail)))
 		goto bad;
 	opts->requested_scale = opts->scale;
 	opts->scale = fmax(prog->min_scale, fmin(prog->max_scale, opts->scale));
 	return;
 bad:
+	fprintf(stderr, "%s: invalid arguments\n", argv[0]);
 	print_usage(stderr, argv[0], prog);
 	exit(KSFT_FAIL);
 }
@@ -425,6 +442,39 @@ void intro_print_env(const struct intro_opts *opts)
 		       opts->requested_scale);
 }
 
+/* true if @word is "key=nan" or "key=inf" (either sign): not measured */
+static bool unmeasured(const char *word, size_t len)
+{
+	const char *value = memchr(word, '=', len);
+	char *parsed;
+	double v;
+
+	if (!value || value + 1 == word + len)
+		return false;
+	v = strtod(value + 1, &parsed);
+	return parsed == word + len && (isnan(v) || isinf(v));
+}
+
+/* Remove the figures of @line that could not be measured. */
+static void drop_unmeasured(char *line)
+{
+	char *word = line, *out = line, *end;
+	size_t len;
+
+	while (*word) {
+		end = strchrnul(word, ' ');
+		len = (size_t)(end - word);
+		if (len && !unmeasured(word, len)) {
+			if (out != line)
+				*out++ = ' ';
+			memmove(out, word, len);
+			out += len;
+		}
+		word = *end ? end + 1 : end;
+	}
+	*out = '\0';
+}
+
 void intro_figures(const char *check, const char *fmt, ...)
 {
 	va_list ap;
@@ -432,6 +482,7 @@ void intro_figures(const char *check, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(figures, sizeof(figures), fmt, ap);
 	va_end(ap);
+	drop_unmeasured(figures);
 	snprintf(figures_check, sizeof(figures_check), "%s", check);
 	ksft_print_msg("%s: %s\n", check, figures);
 }
@@ -444,10 +495,14 @@ const char *intro_report_prepare(const char *check, int *result,
 	size_t i;
 
 	if (reason && (*result == KSFT_SKIP || *result == KSFT_XFAIL)) {
-		snprintf(token, sizeof(token), "%s", reason);
-		for (i = 0; token[i]; i++)
-			if (!isalnum((unsigned char)token[i]))
-				token[i] = '_';
+		for (i = 0; *reason && i < sizeof(token) - 1; reason++) {
+			if (isalnum((unsigned char)*reason))
+				token[i++] = *reason;
+			else if (i && token[i - 1] != '_')
+				token[i++] = '_';
+		}
+		i -= i && token[i - 1] == '_';
+		token[i] = '\0';
 		ksft_print_msg("%s: %s_reason=%s\n", check,
 			       *result == KSFT_SKIP ? "skip" : "xfail", token);
 	}

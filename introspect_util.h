@@ -131,7 +131,8 @@ struct intro_opts {
  * common options as plain text and exits 0 (no TAP); a bad argument
  * prints the usage to stderr and exits 1. --force-fail=CHECK|all turns
  * the verdict of that check into a FAIL (figures unchanged): it tests
- * how a failure reaches CI's logs and is never on by default.
+ * how a failure reaches CI's logs and is never on by default. A CHECK
+ * that @prog->usage does not name is a bad argument.
  */
 void intro_parse_opts(int argc, char **argv, const struct intro_prog *prog,
 		      struct intro_opts *opts);
@@ -207,7 +208,8 @@ void intro_print_env(const struct intro_opts *opts);
  * intro_figures() - print what check @check measured, as
  * "# <check>: key_unit=value ..." (space-separated, each value a number
  * or one token, the bound beside the figure), and keep it for the
- * result line of the same check.
+ * result line of the same check. A figure that is NaN or infinite was
+ * not measured (no samples) and is left out.
  */
 __printf(2, 3) void intro_figures(const char *check, const char *fmt, ...);
 

@@ -92,7 +92,7 @@
 
 /* ---- workload shape -------------------------------------------------- */
 
-#define WL_THREADS		32	/* threads alive at once, as mkthreads */
+#define WL_THREADS		32	/* threads alive at once, as in 2006 */
 #define WL_GROUPS		3	/* multi-threaded children, records phase */
 #define WL_SINGLES		6	/* single-threaded children */
 #define WL_MAX_ROUNDS		250	/* records phase: 8000 exits a group */
@@ -109,13 +109,13 @@
 #define MAX_SCALE		2.0
 #define RECORDS_SHARE		0.30	/* of the budget, records phase */
 #define OVH_RUN_S		0.25	/* mkthreads part of one overhead run */
-#define LAT_SHARE		1.0	/* exit latency part, of OVH_RUN_S */
+#define LAT_SHARE		1.0	/* an exit latency run, in OVH_RUN_S */
 #define OVH_MAX_PAIRS		40
 #define CHILD_TIMEOUT_S		30.0
 #define LAT_MAX			1024	/* exit latency samples of each kind */
 #define LAT_PER_BLOCK		16	/* exits timed a block, then queries */
 #define LAT_QUERIES_PER_BLOCK	(LAT_PER_BLOCK / 2)
-#define PAIR_RUNS_RESERVE	4	/* runs left to start a pair (2.5) */
+#define PAIR_RUNS_RESERVE	4	/* run times left to start a pair */
 #define WORKER_LOOPS		200	/* a thread's work before it exits */
 #define WORKER_MULT		2654435761UL	/* Knuth's hash: work kept */
 #define SINGLE_EVERY		3	/* every third child single-threaded */
@@ -1393,6 +1393,8 @@ static void read_cpulist(void)
 
 static const struct intro_prog prog = {
 	.usage =
+	"taskstats_tgid: the exit records a taskstats listener receives, and what\n"
+	"the listener costs each thread exit.\n"
 	"Guards taskstats exit records against the 2.6.17 regression (LKML, June\n"
 	"2006) that sent a TGID record on every thread exit, fixed by ad4ecbcba728;\n"
 	"also against version 0 TGID records (fixed by 16c4f0211aaa), TGID records\n"
@@ -1401,7 +1403,7 @@ static const struct intro_prog prog = {
 	"An all-CPU exit listener watches children that create and join 32\n"
 	"threads at a time, then pairs of runs with and without the listener.\n"
 	"\n"
-	"checks:\n"
+	"Checks:\n"
 	"  exit_records_complete       one PID record per exited thread\n"
 	"  one_tgid_record_per_group   one TGID record per thread group, none for\n"
 	"                              single-threaded processes\n"
@@ -1414,7 +1416,7 @@ static const struct intro_prog prog = {
 	"  listener_exit_latency       exit latency the listener adds <= 1.5\n"
 	"                              TASKSTATS_CMD_GET round trips\n"
 	"\n"
-	"needs: root (CAP_NET_ADMIN), the initial user, pid and network\n"
+	"Needs: root (CAP_NET_ADMIN), the initial user, pid and network\n"
 	"namespaces, CONFIG_TASKSTATS; two CPUs are used when available.\n",
 	.min_scale = MIN_SCALE,
 	.max_scale = MAX_SCALE,

@@ -130,7 +130,7 @@ struct placement {
 
 static struct placement placements[NR_PLACEMENTS] = {
 	[SAME_CPU] = { .name = "same_cpu" },
-	[SAME_CPU_FIFO] = { .name = "same_cpu_fifo_tracer", .fifo = true },
+	[SAME_CPU_FIFO] = { .name = "fifo_tracer", .fifo = true },
 	[CROSS_CPU] = { .name = "cross_cpu", .cross = true },
 };
 
