@@ -206,6 +206,12 @@ int main(int argc, char **argv)
 	print_file("clocksource",
 		   "/sys/devices/system/clocksource/clocksource0/current_clocksource");
 	print_file("uptime-at-init", "/proc/uptime");
+	/*
+	 * kernel.task_delayacct as the guest starts and after each program:
+	 * taskstats_tgid's delay check skips while it is 0, so a change
+	 * between boots must be visible where it happens
+	 */
+	print_file("task_delayacct-at-init", "/proc/sys/kernel/task_delayacct");
 
 	for (i = 1; i < argc && strcmp(argv[i], "lab-run"); i++)
 		;
@@ -216,8 +222,11 @@ int main(int argc, char **argv)
 		if (!timeout_s)
 			timeout_s = 45;
 		scale = argv[i + 2];
-		for (i += 3; i < argc; i++)
+		for (i += 3; i < argc; i++) {
 			run_prog(argv[i], timeout_s, scale);
+			print_file("task_delayacct-after-prog",
+				   "/proc/sys/kernel/task_delayacct");
+		}
 	}
 
 	print_file("uptime-at-poweroff", "/proc/uptime");
