@@ -298,31 +298,64 @@ static FILE *open_kconfig(bool *piped)
 	return f;
 }
 
-char intro_kconfig(const char *name)
+/*
+ * The set options of the running kernel's config, "\nCONFIG_X=y\n..." (a
+ * few tens of KiB), read once: the env line, the preempt model and the
+ * programs each ask, and /proc/config.gz costs a gzip each time.
+ */
+static const char *kconfig_set_options(void)
 {
-	char line[256], want[96];
-	char r = '?';
+	static char *set;
+	static bool tried;
+	size_t len = 1, cap = 0, n;
+	char line[256], *grown;
 	bool piped;
-	size_t wl;
 	FILE *f;
 
+	if (tried)
+		return set;
+	tried = true;
 	f = open_kconfig(&piped);
 	if (!f)
-		return '?';
-	wl = (size_t)snprintf(want, sizeof(want), "CONFIG_%s=", name);
+		return NULL;
 	while (fgets(line, sizeof(line), f)) {
-		if (r == '?')
-			r = 'n';	/* something was read */
-		if (!strncmp(line, want, wl)) {
-			r = line[wl] == 'm' ? 'm' : 'y';
-			break;
+		if (strncmp(line, "CONFIG_", 7))
+			continue;
+		n = strlen(line);
+		if (len + n + 1 > cap) {
+			cap = 2 * (len + n + 1);
+			grown = realloc(set, cap);
+			if (!grown)
+				break;
+			if (!set)
+				grown[0] = '\n';
+			set = grown;
 		}
+		memcpy(set + len, line, n + 1);
+		len += n;
 	}
+	if (!set)
+		set = strdup("\n");	/* read, but nothing set */
 	if (piped)
 		pclose(f);
 	else
 		fclose(f);
-	return r;
+	return set;
+}
+
+char intro_kconfig(const char *name)
+{
+	const char *set = kconfig_set_options(), *p;
+	char want[96];
+	size_t wl;
+
+	if (!set)
+		return '?';
+	wl = (size_t)snprintf(want, sizeof(want), "\nCONFIG_%s=", name);
+	p = strstr(set, want);
+	if (!p)
+		return 'n';
+	return p[wl] == 'm' ? 'm' : 'y';
 }
 
 /* The last "preempt=" of the command line, else the Kconfig default. */
