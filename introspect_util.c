@@ -115,6 +115,25 @@ double intro_quantile(const double *v, size_t n, double q, bool sorted)
 	return r;
 }
 
+double intro_theil_sen(const double *x, const double *y, size_t n)
+{
+	size_t i, j, m = 0;
+	double *slope, r;
+
+	if (n < 2)
+		return NAN;
+	slope = malloc(n * (n - 1) / 2 * sizeof(*slope));
+	if (!slope)
+		ksft_exit_fail_perror("statistics");
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (x[j] != x[i])
+				slope[m++] = (y[j] - y[i]) / (x[j] - x[i]);
+	r = intro_median(slope, m, false);
+	free(slope);
+	return r;
+}
+
 void intro_print_log2_hist(const char *check, const double *v, size_t n,
 			   const char *unit)
 {

@@ -88,6 +88,16 @@ static inline double intro_median(const double *v, size_t n, bool sorted)
 }
 
 /*
+ * intro_theil_sen() - the Theil-Sen slope of @y against @x (@n points, any
+ * units): the median of the slopes of every pair of points with distinct x
+ * (Sen, JASA 63, 1968). Points far off the line (up to about 29 % of them)
+ * barely move it, unlike a least-squares fit. Time and memory grow as n^2:
+ * meant for at most a few hundred points. Return: the slope, NAN when fewer
+ * than two points have distinct x.
+ */
+double intro_theil_sen(const double *x, const double *y, size_t n);
+
+/*
  * intro_print_log2_hist() - the evidence a failed check shows: one line
  * "# <check>: bucket_lo_<unit>=2^k bucket_hi_<unit>=2^(k+1) count=N" per
  * non-empty power-of-two bucket of @v (values below 2 go to the first).

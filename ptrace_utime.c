@@ -8,12 +8,15 @@
  * check_preempt_curr(), 3.2-rc6 charged a traced child alternating user
  * work with pread() +17% utime, and ten times less in a VM.
  *
- * Invariant: with tick-sampled cputime, wait4()'s ru_utime of such a child
+ * Invariants: with tick-sampled cputime, wait4()'s ru_utime of such a child
  * matches the user time it times itself with the vDSO clock, traced or not;
  * ru_utime + ru_stime covers that work and equals the schedstat runtime.
+ * At the source, the precise runtime (sum_exec_runtime) a task gains while
+ * it runs user code grows exactly as fast as its own clock, traced or not.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
@@ -87,11 +90,15 @@
 #define TOTAL_RUNTIME_MAX_US	50
 
 /*
- * Below this share of the wall time for tracee and tracer, a tracee woken
- * behind a busy task runs from the tick that switched to it and a healthy
- * traced utime reads low, down to 0: a low value is then a skip.
+ * Below this share of the wall time for tracee and tracer (same CPU), or
+ * above this run-queue wait of a cross-CPU tracee, the CPU was shared: the
+ * pair then runs from ticks that end other tasks' slices, its mode at a
+ * tick is no longer independent of the tick, and a healthy utime reads
+ * from 0 to twice the truth. Such a run is repeated with the pair at
+ * SCHED_FIFO, which no CFS task preempts; where that is refused, it skips.
  */
-#define CONTENDED_SHARE		0.40
+#define SHARED_SHARE		0.97
+#define SHARED_DELAY		0.03
 
 /*
  * Steal / wall on the tracee's CPU above which a low ratio is a skip:
@@ -116,6 +123,17 @@
 #define FAR_SIGMAS		4.0
 #define FAR_MIN_TICKS		50
 
+/*
+ * Runtime rate: CLOCK_THREAD_CPUTIME_ID gained per ns of the child's own
+ * clock while it runs user code (run-queue wait from schedstat taken out),
+ * the Theil-Sen slope over segments of 0.5-1.5 ms, so what each boundary
+ * syscall costs goes to the intercept. It is 1 on a healthy kernel; a task
+ * charged 10 % more or less than it ran reads 1.10 or 0.90.
+ */
+#define RATE_LO			0.97
+#define RATE_HI			1.03
+#define RATE_MIN_POINTS		32	/* segments a run must fit */
+
 #define BUDGET_S	18.0	/* whole program at --scale 1 */
 /*
  * Below MIN_SCALE the 2 and 10 us levels pool too few ticks at HZ=250 to
@@ -131,6 +149,12 @@
 #define OUTLIER_FACTOR	4	/* x mean work: preempted, not re-timed */
 #define PREEMPT_FACTOR	1.5	/* x expected + slack: preempted, */
 #define PREEMPT_SLACK_NS 10000.0 /* counted at the median rate */
+/*
+ * At SCHED_FIFO no CFS task preempts the child: a longer segment was
+ * interrupts, charged to it, and is truth; only a gap the length of a
+ * fair-server or RT-throttling slice (tens of ms) is preemption.
+ */
+#define FIFO_PREEMPT_SLACK_NS	(2.0 * NSEC_PER_MSEC)
 #define SEED_PER_REP	7919	/* distinct primes: each run its own */
 #define SEED_PER_LEVEL	131	/* sequence of segment lengths */
 #define CAP_MARGIN	1.2	/* room for a run: its wall cap x this */
@@ -165,6 +189,12 @@ static const struct work_level {
 #define CROSS_TRUTH_MS	100
 #define CROSS_MAX_S	0.8
 
+/* runtime rate runs: RATE_TRUTH_MS / RATE_WORK_US segments of user work */
+#define RATE_WORK_US	1000.0
+#define RATE_TRUTH_MS	100
+#define RATE_MAX_S	0.4
+#define RATE_CAP	512	/* segments a rate run can record */
+
 /* a short traced run: do tracing and the vDSO clock work? */
 #define PROBE_WORK_NS	NSEC_PER_USEC
 #define PROBE_TRUTH_NS	NSEC_PER_MSEC
@@ -182,8 +212,26 @@ struct seg_log {
 	struct seg seg[SEG_CAP];
 };
 
+/*
+ * The rate child's readings at each boundary between two segments of user
+ * work (MAP_SHARED): its runtime and run-queue wait, then the length by its
+ * own clock of the segment that follows.
+ */
+struct rate_pt {
+	unsigned long long runtime_ns;	/* CLOCK_THREAD_CPUTIME_ID */
+	unsigned long long delay_ns;	/* schedstat run_delay */
+	unsigned long long seg_ns;
+};
+
+struct rate_log {
+	unsigned long nsegs;
+	struct rate_pt pt[RATE_CAP + 1];
+};
+
 struct run_cfg {
 	bool traced;
+	bool rate;		/* a runtime rate run */
+	bool fifo;		/* the pair at SCHED_FIFO */
 	int tracer_cpu;
 	int tracee_cpu;
 	double work_ns;		/* mean work per segment */
@@ -199,9 +247,38 @@ enum child_exit {
 	CHILD_NO_PIN = 10,
 	CHILD_NO_TRACEME,
 	CHILD_NO_PREAD,
+	CHILD_NO_SCHEDSTAT,
+};
+
+/* why a run is not valid; the first SKIP reason of a check comes from it */
+enum run_fault {
+	RUN_OK,
+	RUN_NOT_STARTED,	/* the time budget ran out before it */
+	RUN_NO_FORK,
+	RUN_HUNG,		/* the watchdog ended it */
+	RUN_NO_PIN,
+	RUN_NO_TRACE,
+	RUN_NO_SCHEDSTAT,
+	RUN_EXTRA_STOPS,	/* clock reads became syscalls */
+	RUN_FEW_SEGMENTS,	/* a rate run reached its wall time cap */
+	RUN_CHILD_FAILED,
+	NR_RUN_FAULTS
+};
+
+static const char *const fault_reason[NR_RUN_FAULTS] = {
+	[RUN_NOT_STARTED]  = "too few runs completed in the time budget",
+	[RUN_NO_FORK]	   = "fork() failed",
+	[RUN_HUNG]	   = "a run overran its wall time cap twice over",
+	[RUN_NO_PIN]	   = "the child could not be pinned to its CPU",
+	[RUN_NO_TRACE]	   = "PTRACE_TRACEME or PTRACE_SYSCALL refused",
+	[RUN_NO_SCHEDSTAT] = "no /proc/PID/schedstat (CONFIG_SCHED_INFO)",
+	[RUN_EXTRA_STOPS]  = "more syscall stops than syscalls made: clock reads became syscalls",
+	[RUN_FEW_SEGMENTS] = "too few segments of work within the wall time cap: CPU busy",
+	[RUN_CHILD_FAILED] = "the child failed",
 };
 
 static struct seg_log *child_segs;
+static struct rate_log *child_rates;
 static int pread_fd = -1;
 static unsigned long sink;
 
@@ -229,6 +306,19 @@ static unsigned int xorshift(unsigned int *x)
  * so it cannot phase-lock with the tick), timed with the vDSO clock, then
  * one pread(); no other syscall. The mean is re-timed as the CPU drifts.
  */
+static void tracee_start(const struct run_cfg *cfg)
+{
+	if (cfg->tracee_cpu != cfg->tracer_cpu &&
+	    (intro_pin(0, cfg->tracee_cpu) ||
+	     !intro_current_cpu_ok(cfg->tracee_cpu)))
+		_exit(CHILD_NO_PIN);
+	if (cfg->traced) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+			_exit(CHILD_NO_TRACEME);
+		raise(SIGSTOP);
+	}
+}
+
 static void tracee_main(const struct run_cfg *cfg, struct seg_log *segs,
 			int fd)
 {
@@ -239,15 +329,7 @@ static void tracee_main(const struct run_cfg *cfg, struct seg_log *segs,
 	unsigned int x = cfg->seed | 1;
 	char buf[64];
 
-	if (cfg->tracee_cpu != cfg->tracer_cpu &&
-	    (intro_pin(0, cfg->tracee_cpu) ||
-	     !intro_current_cpu_ok(cfg->tracee_cpu)))
-		_exit(CHILD_NO_PIN);
-	if (cfg->traced) {
-		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
-			_exit(CHILD_NO_TRACEME);
-		raise(SIGSTOP);
-	}
+	tracee_start(cfg);
 	t0 = intro_now_ns();
 	deadline = t0 + (unsigned long long)cfg->max_ns;
 	while (n < SEG_CAP) {
@@ -279,18 +361,77 @@ static void tracee_main(const struct run_cfg *cfg, struct seg_log *segs,
 	_exit(CHILD_OK);
 }
 
+/* the calling thread's runtime, then its run-queue wait, both in ns */
+static int read_own_runtime(int fd, struct rate_pt *pt)
+{
+	struct timespec ts;
+	char buf[96];
+	ssize_t len;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return -1;
+	len = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (len <= 0)
+		return -1;
+	buf[len] = '\0';
+	pt->runtime_ns = (unsigned long long)ts.tv_sec * NSEC_PER_SEC +
+			 (unsigned long long)ts.tv_nsec;
+	return sscanf(buf, "%*u %llu", &pt->delay_ns) == 1 ? 0 : -1;
+}
+
+/*
+ * The rate child: truth_ns / work_ns segments of user work of a random
+ * length (uniform in [mean/2, 3*mean/2), so the slope is well defined)
+ * between boundaries at which it reads its own runtime and run-queue wait:
+ * two syscalls, four stops traced.
+ */
+static void rate_tracee_main(const struct run_cfg *cfg, struct rate_log *log)
+{
+	unsigned long want = (unsigned long)(cfg->truth_ns / cfg->work_ns);
+	double mean = cfg->work_ns / cfg->ns_per_iter;
+	unsigned long span = mean >= 2 ? (unsigned long)mean : 2, n;
+	unsigned long long t0, deadline;
+	unsigned int x = cfg->seed | 1;
+	int fd = open("/proc/thread-self/schedstat", O_RDONLY);
+
+	if (fd < 0)
+		_exit(CHILD_NO_SCHEDSTAT);
+	if (want > RATE_CAP)
+		want = RATE_CAP;
+	tracee_start(cfg);
+	deadline = intro_now_ns() + (unsigned long long)cfg->max_ns;
+	for (n = 0;; n++) {
+		if (read_own_runtime(fd, &log->pt[n]))
+			_exit(CHILD_NO_SCHEDSTAT);
+		if (n == want || intro_now_ns() >= deadline)
+			break;
+		t0 = intro_now_ns();
+		spin(span / 2 + xorshift(&x) % span);
+		log->pt[n].seg_ns = intro_now_ns() - t0;
+	}
+	log->nsegs = n;
+	_exit(CHILD_OK);
+}
+
 struct run_result {
 	bool valid;
+	enum run_fault fault;
 	double utime_ns;	/* wait4() ru_utime */
 	double stime_ns;	/* wait4() ru_stime */
 	double truth_ns;	/* user work timed by the child */
 	double excluded_ns;	/* preempted time removed from the truth */
 	double sched_ns;	/* schedstat runtime of the zombie */
+	double delay_ns;	/* its run-queue wait, traced runs only */
+	bool shared;		/* the CPU was shared (SHARED_*) */
+	bool fifo;		/* the pair ran at SCHED_FIFO */
 	double syscalls;
 	double stops;		/* syscall stops seen by the tracer */
 	double wall_ns;
 	double tracer_ns;	/* the tracer's own CPU time */
 	double steal_ns;	/* host steal on the tracee's CPU */
+	double rate;		/* rate runs: runtime per ns of own clock */
+	double boundary_ns;	/* rate runs: runtime per boundary */
+	double rate_points;	/* rate runs: segments fitted */
 };
 
 /* SIGALRM only interrupts wait4() (no SA_RESTART): a hung run ends */
@@ -304,14 +445,20 @@ static double tv_ns(const struct timeval *tv)
 	       (double)tv->tv_usec * NSEC_PER_USEC;
 }
 
-static double read_schedstat_ns(pid_t pid)
+/* @pid's runtime and run-queue wait (/proc/PID/schedstat), ns; NAN if none */
+static void read_schedstat(pid_t pid, double *runtime, double *delay)
 {
+	unsigned long long rt, rd;
 	char path[64], buf[128];
 
+	*runtime = NAN;
+	*delay = NAN;
 	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
-	if (intro_read_file(path, buf, sizeof(buf)) <= 0)
-		return NAN;
-	return strtod(buf, NULL);
+	if (intro_read_file(path, buf, sizeof(buf)) <= 0 ||
+	    sscanf(buf, "%llu %llu", &rt, &rd) != 2)
+		return;
+	*runtime = (double)rt;
+	*delay = (double)rd;
 }
 
 /* steal time of @cpu, the 8th value of its /proc/stat line (USER_HZ), in ns */
@@ -350,19 +497,25 @@ static int wait_child(pid_t pid, int *status, struct rusage *ru)
  * come from that wait4() only: an earlier read would move the
  * cputime_adjust() monotonicity floor (prev_cputime).
  */
-static int trace_tracee(pid_t pid, struct run_result *r, struct rusage *ru)
+static int trace_tracee(pid_t pid, struct run_result *r, struct rusage *ru,
+			int *status)
 {
 	siginfo_t zombie;
 	int st, sig;
 
-	if (wait_child(pid, &st, NULL) || !WIFSTOPPED(st) ||
-	    WSTOPSIG(st) != SIGSTOP)
+	if (wait_child(pid, &st, NULL))
 		return -1;
+	if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGSTOP) {
+		*status = st;
+		return -1;
+	}
 	if (ptrace(PTRACE_SETOPTIONS, pid, NULL,
 		   (void *)(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXIT |
 			    PTRACE_O_EXITKILL)) ||
-	    ptrace(PTRACE_SYSCALL, pid, NULL, NULL))
+	    ptrace(PTRACE_SYSCALL, pid, NULL, NULL)) {
+		r->fault = RUN_NO_TRACE;
 		return -1;
+	}
 	for (;;) {
 		if (wait_child(pid, &st, NULL) || !WIFSTOPPED(st))
 			return -1;
@@ -382,14 +535,18 @@ static int trace_tracee(pid_t pid, struct run_result *r, struct rusage *ru)
 	}
 	if (waitid(P_PID, pid, &zombie, WEXITED | WNOWAIT | __WALL))
 		return -1;
-	r->sched_ns = read_schedstat_ns(pid);
-	if (wait_child(pid, &st, ru))
+	read_schedstat(pid, &r->sched_ns, &r->delay_ns);
+	if (wait_child(pid, status, ru))
 		return -1;
-	return WIFEXITED(st) && WEXITSTATUS(st) == CHILD_OK ? 0 : -1;
+	return WIFEXITED(*status) && WEXITSTATUS(*status) == CHILD_OK ? 0 : -1;
 }
 
-/* The truth: the timed segments, a preempted one at the median rate. */
-static void derive_truth(const struct seg_log *segs, struct run_result *r)
+/*
+ * The truth: the timed segments, one longer than expected (beyond @slack
+ * ns) counted at the median rate: it was preempted.
+ */
+static void derive_truth(const struct seg_log *segs, struct run_result *r,
+			 double slack)
 {
 	static double rate[RATE_SAMPLES];
 	unsigned long i, n = segs->nsegs, stride, m = 0;
@@ -408,13 +565,94 @@ static void derive_truth(const struct seg_log *segs, struct run_result *r)
 	for (i = 0; i < n; i++) {
 		expect = med * segs->seg[i].iters;
 		ns = segs->seg[i].ns;
-		if (ns > PREEMPT_FACTOR * expect + PREEMPT_SLACK_NS) {
+		if (ns > PREEMPT_FACTOR * expect + slack) {
 			r->excluded_ns += ns - expect;
 			ns = expect;
 		}
 		r->truth_ns += ns;
 	}
 	r->syscalls = (double)n;
+}
+
+/*
+ * The runtime rate: per segment, x = its length by the child's clock less
+ * the run-queue wait around it and y = the runtime it gained; the slope of
+ * y on x. What the boundary syscalls and stops cost is the intercept.
+ */
+static void derive_rate(const struct rate_log *log, struct run_result *r)
+{
+	static double x[RATE_CAP], y[RATE_CAP];
+	const struct rate_pt *p = log->pt;
+	unsigned long i, n = log->nsegs, m = 0;
+
+	if (n > RATE_CAP) {
+		r->valid = false;
+		r->fault = RUN_CHILD_FAILED;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		x[m] = (double)p[i].seg_ns -
+		       (double)(p[i + 1].delay_ns - p[i].delay_ns);
+		y[m] = (double)(p[i + 1].runtime_ns - p[i].runtime_ns);
+		r->truth_ns += (double)p[i].seg_ns;
+		if (x[m] > 0)
+			m++;
+	}
+	r->syscalls = 2.0 * (double)(n + 1);
+	r->rate_points = (double)m;
+	if (m < RATE_MIN_POINTS) {
+		r->valid = false;
+		r->fault = RUN_FEW_SEGMENTS;
+		return;
+	}
+	r->rate = intro_theil_sen(x, y, m);
+	for (i = 0; i < m; i++)
+		y[i] -= r->rate * x[i];
+	r->boundary_ns = intro_median(y, m, false);
+}
+
+/* what a child's wait status says went wrong; @st is -1 when unknown */
+static enum run_fault child_fault(int st)
+{
+	if (st == -1 || !WIFEXITED(st))
+		return RUN_CHILD_FAILED;
+	switch (WEXITSTATUS(st)) {
+	case CHILD_NO_PIN:
+		return RUN_NO_PIN;
+	case CHILD_NO_TRACEME:
+		return RUN_NO_TRACE;
+	case CHILD_NO_SCHEDSTAT:
+		return RUN_NO_SCHEDSTAT;
+	default:
+		return RUN_CHILD_FAILED;
+	}
+}
+
+/*
+ * The calling thread (the tracer, and the tracee it forks) at SCHED_FIFO,
+ * the lowest priority, or back at SCHED_OTHER. Return: 0, or -1 (errno).
+ */
+static int set_fifo(bool on)
+{
+	struct sched_param sp = { .sched_priority = on ? 1 : 0 };
+
+	return sched_setscheduler(0, on ? SCHED_FIFO : SCHED_OTHER, &sp);
+}
+
+/* share of the wall time the CPU gave the tracee and the tracer */
+static double cpu_share(const struct run_result *r)
+{
+	return (r->utime_ns + r->stime_ns + r->tracer_ns) / r->wall_ns;
+}
+
+/* Was the CPU shared with other tasks during this run (SHARED_*)? */
+static bool run_shared(const struct run_cfg *cfg, const struct run_result *r)
+{
+	if (!r->valid || cfg->rate)
+		return false;
+	if (cfg->tracee_cpu != cfg->tracer_cpu)
+		return r->delay_ns > SHARED_DELAY * r->wall_ns;
+	return cpu_share(r) < SHARED_SHARE;
 }
 
 /* One run of the tracee: fork, (trace), reap, derive. */
@@ -424,31 +662,51 @@ static void measure(const struct run_cfg *cfg, struct run_result *r)
 	unsigned long long t0 = intro_now_ns();
 	double steal0 = cpu_steal_ns(cfg->tracee_cpu);
 	struct rusage ru;
+	int st = -1, err;
+	bool hung;
 	pid_t pid;
-	int st, err;
 
 	memset(r, 0, sizeof(*r));
 	r->sched_ns = NAN;
+	r->delay_ns = NAN;
+	r->rate = NAN;
+	r->fault = RUN_CHILD_FAILED;
 	child_segs->nsegs = 0;
-	if (intro_pin(0, cfg->tracer_cpu))
+	child_rates->nsegs = 0;
+	if (intro_pin(0, cfg->tracer_cpu)) {
+		r->fault = RUN_NO_PIN;
 		return;
+	}
+	r->fifo = cfg->fifo && !set_fifo(true);
 	alarm((unsigned int)(WATCHDOG_CAPS * cfg->max_ns / NSEC_PER_SEC) +
 	      WATCHDOG_SLACK_S);
 	pid = intro_fork();
 	if (pid < 0) {
 		alarm(0);
+		set_fifo(false);
+		r->fault = RUN_NO_FORK;
 		return;
 	}
-	if (!pid)
+	if (!pid) {
+		if (cfg->rate)
+			rate_tracee_main(cfg, child_rates);
 		tracee_main(cfg, child_segs, pread_fd);
+	}
+	r->fault = RUN_OK;
+	errno = 0;
 	if (cfg->traced)
-		err = trace_tracee(pid, r, &ru);
+		err = trace_tracee(pid, r, &ru, &st);
 	else
 		err = wait_child(pid, &st, &ru) || !WIFEXITED(st) ||
 		      WEXITSTATUS(st) != CHILD_OK;
+	hung = err && errno == EINTR;
 	alarm(0);
-	if (err) {
+	if (err)
 		intro_kill_wait(pid);
+	set_fifo(false);
+	if (err) {
+		if (r->fault == RUN_OK)
+			r->fault = hung ? RUN_HUNG : child_fault(st);
 		return;
 	}
 	r->wall_ns = (double)(intro_now_ns() - t0);
@@ -457,10 +715,19 @@ static void measure(const struct run_cfg *cfg, struct run_result *r)
 	r->utime_ns = tv_ns(&ru.ru_utime);
 	r->stime_ns = tv_ns(&ru.ru_stime);
 	r->valid = true;
-	derive_truth(child_segs, r);
-	/* more stops than two per pread: the clock read was a syscall */
-	if (cfg->traced && r->stops > 2 * r->syscalls + EXTRA_STOPS)
+	if (cfg->rate)
+		derive_rate(child_rates, r);
+	else
+		derive_truth(child_segs, r, cfg->fifo ? FIFO_PREEMPT_SLACK_NS :
+					       PREEMPT_SLACK_NS);
+	if (!r->valid && r->fault == RUN_OK)
+		r->fault = RUN_CHILD_FAILED;
+	/* more stops than two per syscall made: a clock read was a syscall */
+	if (cfg->traced && r->stops > 2 * r->syscalls + EXTRA_STOPS) {
 		r->valid = false;
+		r->fault = RUN_EXTRA_STOPS;
+	}
+	r->shared = !r->fifo && run_shared(cfg, r);
 }
 
 /* ns per spin() increment on @cpu: median of short timed loops */
@@ -486,6 +753,8 @@ static struct {
 	int same_cpu;		/* the tracer's, and a same-CPU tracee's */
 	int other_cpu;		/* a cross-CPU tracee's */
 	bool have_cross;
+	bool fifo;		/* SCHED_FIFO allowed */
+	bool fifo_on;		/* a run found the CPU shared: FIFO from then */
 	double jiffy_ns;
 	double ns_per_iter;
 } plan;
@@ -494,13 +763,8 @@ static struct {
 	struct run_result untraced[NR_LEVELS][REPS];
 	struct run_result traced[NR_LEVELS][REPS];
 	struct run_result cross[REPS];
+	struct run_result rate[2][REPS];	/* [traced] */
 } results;
-
-/* share of the wall time the CPU gave the tracee and the tracer */
-static double cpu_share(const struct run_result *r)
-{
-	return (r->utime_ns + r->stime_ns + r->tracer_ns) / r->wall_ns;
-}
 
 static double run_ratio(const struct run_result *r)
 {
@@ -515,6 +779,8 @@ static double run_bias_us(const struct run_result *r)
 /* The valid runs of a configuration: sums, and medians over the runs. */
 struct pool {
 	int runs;
+	int shared;		/* runs on a shared CPU */
+	int fifo;		/* runs with the pair at SCHED_FIFO */
 	double utime, stime, truth, syscalls;
 	double med, min, max;	/* of the judged per-run value */
 	double cpu_share;	/* median cpu_share() */
@@ -540,6 +806,8 @@ static struct pool pool_runs(const struct run_result *runs,
 		p.steal += runs[i].steal_ns;
 		if (runs[i].utime_ns + runs[i].stime_ns < runs[i].truth_ns)
 			p.overrun = true;
+		p.shared += runs[i].shared;
+		p.fifo += runs[i].fifo;
 		shares[p.runs] = cpu_share(&runs[i]);
 		v[p.runs++] = value(&runs[i]);
 	}
@@ -580,36 +848,73 @@ struct check {
 	double max_sigma;	/* decide only when the ticks resolve this */
 };
 
-/*
- * A CPU shared with a busy task or stolen, or timed work longer than the
- * runtime (preemptions inside segments): a low ratio there proves nothing.
- */
-static bool undersampled(const struct pool *p)
+static const char steal_reason[] = "host steal time on the tracee's CPU";
+
+/* A CPU shared with other tasks: no value there proves anything. */
+static const char *unsure(const struct pool *p)
 {
-	return p->cpu_share < CONTENDED_SHARE ||
-	       p->steal > STEAL_MAX * p->wall || p->overrun;
+	return p->shared ? "the CPU was shared with other tasks and SCHED_FIFO was refused" :
+			   NULL;
+}
+
+/*
+ * Stolen time, or timed work longer than the runtime (preemptions inside
+ * segments): a low ratio there proves nothing either.
+ */
+static const char *unsure_low(const struct pool *p)
+{
+	if (p->steal > STEAL_MAX * p->wall)
+		return steal_reason;
+	if (p->overrun)
+		return "timed work exceeded the runtime: segments were preempted";
+	return unsure(p);
+}
+
+/*
+ * Why the runs of a configuration are not all valid, for a SKIP: the fault
+ * of the first invalid run, its figures on a diagnostic line; NULL when
+ * all are valid.
+ */
+static const char *missing_runs(const struct check *c,
+				const struct run_result *runs)
+{
+	const struct run_result *r;
+	int i;
+
+	for (i = 0; i < REPS; i++) {
+		r = &runs[i];
+		if (r->valid)
+			continue;
+		ksft_print_msg("%s: invalid_run=%d stops=%.0f syscalls=%.0f segments=%.0f\n",
+			       c->name, i, r->stops, r->syscalls,
+			       r->rate_points);
+		return fault_reason[r->fault] ? fault_reason[r->fault] :
+						fault_reason[RUN_CHILD_FAILED];
+	}
+	return NULL;
 }
 
 /*
  * Decide when the ticks resolve the bounds (@sigma <= max_sigma) or a value
- * is far out with enough @ticks, else skip; also skip a value on a side that
- * undersampled runs explain (@low_unsure, @high_unsure).
+ * is far out with enough @ticks, else skip; skip with the reason @skip if
+ * given (missing_runs(), unsure()), and a value on a side that the runs
+ * explain with the reason @low_unsure or @high_unsure.
  */
-static void verdict(const struct check *c, int runs, double sigma,
-		    double ticks, bool low_unsure, bool high_unsure,
-		    double value)
+static void verdict(const struct check *c, const char *skip, double sigma,
+		    double ticks, const char *low_unsure,
+		    const char *high_unsure, double value)
 {
 	bool resolved = sigma <= c->max_sigma;
 	double far = ticks >= FAR_MIN_TICKS ? FAR_SIGMAS * sigma : INFINITY;
 	bool low = value < c->lo && (resolved || value < c->lo - far);
 	bool high = value > c->hi && (resolved || value > c->hi + far);
 
-	if (runs < REPS)
-		intro_report(c->name, KSFT_SKIP,
-			     "too few runs completed in the time budget");
-	else if ((low && low_unsure) || (high && high_unsure))
-		intro_report(c->name, KSFT_SKIP,
-			     "user ticks undersampled on a contended or stolen CPU");
+	if (skip)
+		intro_report(c->name, KSFT_SKIP, skip);
+	else if (low && low_unsure)
+		intro_report(c->name, KSFT_SKIP, low_unsure);
+	else if (high && high_unsure)
+		intro_report(c->name, KSFT_SKIP, high_unsure);
 	else if (low || high)
 		intro_report(c->name, KSFT_FAIL, NULL);
 	else if (!resolved)
@@ -635,12 +940,14 @@ static void judge_runs(const struct check *c, const struct run_result *runs)
 	double sigma = pool_sigma(&p);
 
 	print_ratio(c, &p, sigma);
-	ksft_print_msg("%s: runs=%d pooled_ratio=%.3f work_us=%.1f cpu_share=%.2f steal_pct=%.1f\n",
+	ksft_print_msg("%s: runs=%d pooled_ratio=%.3f work_us=%.1f cpu_share=%.3f steal_pct=%.1f\n",
 		       c->name, p.runs, p.utime / p.truth,
 		       p.truth / p.syscalls / NSEC_PER_USEC, p.cpu_share,
 		       100 * p.steal / p.wall);
-	verdict(c, p.runs, sigma, user_ticks(&p), undersampled(&p), false,
-		p.med);
+	ksft_print_msg("%s: shared_runs=%d fifo_runs=%d\n", c->name, p.shared,
+		       p.fifo);
+	verdict(c, missing_runs(c, runs) ?: unsure(&p), sigma, user_ticks(&p),
+		unsure_low(&p), NULL, p.med);
 }
 
 /* untraced, medium and long work of one repeat together */
@@ -659,6 +966,8 @@ static void judge_untraced(const struct check *c)
 		both[i].syscalls += long_run->syscalls;
 		both[i].wall_ns += long_run->wall_ns;
 		both[i].tracer_ns += long_run->tracer_ns;
+		if (both[i].valid && !long_run->valid)
+			both[i].fault = long_run->fault;
 		both[i].valid = both[i].valid && long_run->valid;
 	}
 	judge_runs(c, both);
@@ -687,8 +996,11 @@ static void judge_cross(const struct check *c)
 	print_ratio(c, &p, sigma);
 	ksft_print_msg("%s: runs=%d median_bias_us=%.2f work_us=%.1f\n",
 		       c->name, p.runs, b.med, levels[CROSS_LEVEL].work_us);
-	verdict(c, p.runs, sigma, user_ticks(&p), p.steal > STEAL_MAX * p.wall,
-		false, p.med);
+	ksft_print_msg("%s: shared_runs=%d fifo_runs=%d\n", c->name, p.shared,
+		       p.fifo);
+	verdict(c, missing_runs(c, results.cross) ?:
+		(p.shared ? "the tracee's CPU was shared with other tasks" : NULL),
+		sigma, user_ticks(&p), unsure_low(&p), NULL, p.med);
 }
 
 /* traced error / untraced error of the repeat run next to it */
@@ -699,9 +1011,12 @@ static void judge_ratio(const struct check *c)
 	struct pool pt = pool_runs(t, run_ratio);
 	struct pool pu = pool_runs(u, run_ratio);
 	double sigma = hypot(pool_sigma(&pt), pool_sigma(&pu));
+	const char *missing = missing_runs(c, t);
 	double v[REPS], med;
 	int i, n = 0;
 
+	if (!missing)
+		missing = missing_runs(c, u);
 	for (i = 0; i < REPS; i++)
 		if (t[i].valid && u[i].valid)
 			v[n++] = run_ratio(&t[i]) / run_ratio(&u[i]);
@@ -713,12 +1028,15 @@ static void judge_ratio(const struct check *c)
 		       c->name, c->max_sigma, n,
 		       intro_quantile(v, n, 0, false),
 		       intro_quantile(v, n, 1, false));
-	ksft_print_msg("%s: traced_ratio=%.3f untraced_ratio=%.3f work_us=%.1f cpu_share=%.2f\n",
+	ksft_print_msg("%s: traced_ratio=%.3f untraced_ratio=%.3f work_us=%.1f cpu_share=%.3f\n",
 		       c->name, pt.med, pu.med, levels[c->level].work_us,
 		       pt.cpu_share);
-	/* an untraced ratio pulled low by contention pushes this one up */
-	verdict(c, n, sigma, 0, undersampled(&pt),
-		undersampled(&pu) && pu.med < UNTRACED_LO, med);
+	ksft_print_msg("%s: shared_runs=%d fifo_runs=%d\n", c->name,
+		       pt.shared + pu.shared, pt.fifo + pu.fifo);
+	/* an untraced ratio pulled low pushes this one up */
+	verdict(c, missing ?: unsure(&pt) ?: unsure(&pu), sigma, 0,
+		unsure_low(&pt), pu.med < UNTRACED_LO ? unsure_low(&pu) : NULL,
+		med);
 }
 
 /* (ru_utime - truth) / syscalls, traced */
@@ -733,10 +1051,24 @@ static void judge_bias(const struct check *c)
 		      p.med, c->lo, c->hi, sigma_us);
 	ksft_print_msg("%s: max_sigma_us=%.2f runs=%d min_bias_us=%.2f max_bias_us=%.2f\n",
 		       c->name, c->max_sigma, p.runs, p.min, p.max);
-	ksft_print_msg("%s: work_us=%.1f syscalls=%.0f cpu_share=%.2f\n",
+	ksft_print_msg("%s: work_us=%.1f syscalls=%.0f cpu_share=%.3f\n",
 		       c->name, levels[c->level].work_us, p.syscalls,
 		       p.cpu_share);
-	verdict(c, p.runs, sigma_us, 0, undersampled(&p), false, p.med);
+	ksft_print_msg("%s: shared_runs=%d fifo_runs=%d\n", c->name, p.shared,
+		       p.fifo);
+	verdict(c, missing_runs(c, results.traced[c->level]) ?: unsure(&p),
+		sigma_us, 0, unsure_low(&p), NULL, p.med);
+}
+
+/* missing_runs() over the traced runs of every level */
+static const char *missing_traced(const struct check *c)
+{
+	const char *missing = NULL;
+	int l;
+
+	for (l = 0; l < NR_LEVELS && !missing; l++)
+		missing = missing_runs(c, results.traced[l]);
+	return missing;
 }
 
 static double run_cover(const struct run_result *r)
@@ -763,7 +1095,8 @@ static void judge_cover(const struct check *c)
 		      "min_median_ratio=%.3f bound_lo_ratio=%.2f runs=%d steal_pct=%.1f",
 		      worst, c->lo, runs, 100 * steal / wall);
 	/* stolen time is in the truth but not in rtime */
-	verdict(c, runs, 0, 0, steal > STEAL_MAX * wall, false, worst);
+	verdict(c, missing_traced(c), 0, 0,
+		steal > STEAL_MAX * wall ? steal_reason : NULL, NULL, worst);
 }
 
 /* |ru_utime + ru_stime - the zombie's schedstat runtime|, every traced run */
@@ -793,8 +1126,41 @@ static void judge_schedstat(const struct check *c)
 	}
 	bounded.lo = -INFINITY;
 	bounded.hi = bound_us;
-	verdict(&bounded, n >= NR_LEVELS * REPS ? REPS : 0, 0, 0, false, false,
-		worst);
+	verdict(&bounded, missing_traced(c), 0, 0, NULL, NULL, worst);
+}
+
+/*
+ * The median over the runs of the runtime rate, traced (level 1) or not.
+ * Exact, so no tick gate; host steal and IRQ time are not charged to the
+ * task (PARAVIRT_TIME_ACCOUNTING, IRQ_TIME_ACCOUNTING), so a low rate
+ * beside them proves nothing.
+ */
+static void judge_rate(const struct check *c)
+{
+	const struct run_result *runs = results.rate[c->level];
+	double v[REPS], b[REPS], points = 0, steal = 0, wall = 0, med;
+	int i, n = 0;
+
+	for (i = 0; i < REPS; i++) {
+		if (!runs[i].valid || isnan(runs[i].rate))
+			continue;
+		v[n] = runs[i].rate;
+		b[n++] = runs[i].boundary_ns / NSEC_PER_USEC;
+		points += runs[i].rate_points;
+		steal += runs[i].steal_ns;
+		wall += runs[i].wall_ns;
+	}
+	med = intro_median(v, n, false);
+	intro_figures(c->name,
+		      "median_rate=%.4f bound_lo_rate=%.2f bound_hi_rate=%.2f runs=%d",
+		      med, c->lo, c->hi, n);
+	ksft_print_msg("%s: min_rate=%.4f max_rate=%.4f boundary_us=%.1f\n",
+		       c->name, intro_quantile(v, n, 0, false),
+		       intro_quantile(v, n, 1, false), intro_median(b, n, false));
+	ksft_print_msg("%s: segments=%.0f steal_pct=%.1f\n", c->name, points,
+		       wall > 0 ? 100 * steal / wall : 0);
+	verdict(c, missing_runs(c, runs), 0, 0,
+		steal > STEAL_MAX * wall ? steal_reason : NULL, NULL, med);
 }
 
 static const struct check checks[] = {
@@ -814,17 +1180,22 @@ static const struct check checks[] = {
 	{ "total_within_schedstat", judge_schedstat, 0, 0, 0, 1 },
 	{ "cross_cpu_traced_utime_error", judge_cross, CROSS_LEVEL,
 	  CROSS_LO, CROSS_HI, CROSS_MAX_SIGMA },
+	{ "untraced_runtime_rate", judge_rate, 0, RATE_LO, RATE_HI, 1 },
+	{ "traced_runtime_rate", judge_rate, 1, RATE_LO, RATE_HI, 1 },
 };
 
 /* one "# run:" group of lines per run (-v, or when a run failed) */
-static void print_run(const char *mode, int level, int rep,
+static void print_run(const char *mode, const char *level, int rep,
 		      const struct run_result *r)
 {
-	if (!opts.verbose && r->valid)
+	if (!opts.verbose && r->valid && !r->shared)
 		return;
-	ksft_print_msg("run: mode=%s level=%s rep=%d valid=%d syscalls=%.0f stops=%.0f\n",
-		       mode, levels[level].name, rep, r->valid, r->syscalls,
-		       r->stops);
+	ksft_print_msg("run: mode=%s level=%s rep=%d valid=%d fault=%d fifo=%d shared=%d\n",
+		       mode, level, rep, r->valid, r->fault, r->fifo,
+		       r->shared);
+	ksft_print_msg("run: syscalls=%.0f stops=%.0f cpu_share=%.3f delay_ms=%.1f\n",
+		       r->syscalls, r->stops, cpu_share(r),
+		       r->delay_ns / NSEC_PER_MSEC);
 	ksft_print_msg("run: utime_ms=%.1f stime_ms=%.1f truth_ms=%.1f excluded_ms=%.1f\n",
 		       r->utime_ns / NSEC_PER_MSEC, r->stime_ns / NSEC_PER_MSEC,
 		       r->truth_ns / NSEC_PER_MSEC,
@@ -833,53 +1204,101 @@ static void print_run(const char *mode, int level, int rep,
 		       r->sched_ns / NSEC_PER_MSEC, r->wall_ns / NSEC_PER_MSEC,
 		       r->tracer_ns / NSEC_PER_MSEC,
 		       r->steal_ns / NSEC_PER_MSEC);
+	if (!isnan(r->rate))
+		ksft_print_msg("run: rate=%.4f boundary_us=%.1f segments=%.0f\n",
+			       r->rate, r->boundary_ns / NSEC_PER_USEC,
+			       r->rate_points);
 }
 
-static void run_one(const struct intro_budget *b, bool traced, int level,
-		    int rep, int tracee_cpu, double truth_ms, double max_s,
+/*
+ * One run, if the budget has room for its wall time cap: @truth_ms of
+ * timed work, or @max_s of wall time, both times the scale; once more with
+ * the pair at SCHED_FIFO if the CPU was shared and that is allowed, and
+ * every later run at SCHED_FIFO from then on (the load rarely goes away
+ * within seconds, and each shared run would cost its time twice). Not a
+ * cross-CPU tracee: at SCHED_FIFO it still leaves its CPU to other tasks
+ * at every stop, and its utime read 1.6 beside stress-ng that way.
+ */
+static void run_one(const struct intro_budget *b, struct run_cfg cfg,
+		    double truth_ms, double max_s, const char *level, int rep,
 		    struct run_result *r)
 {
-	struct run_cfg cfg = {
-		.traced = traced,
-		.tracer_cpu = plan.same_cpu,
-		.tracee_cpu = tracee_cpu,
-		.work_ns = levels[level].work_us * NSEC_PER_USEC,
-		.ns_per_iter = plan.ns_per_iter,
-		.truth_ns = truth_ms * opts.scale * NSEC_PER_MSEC,
-		.max_ns = max_s * opts.scale * NSEC_PER_SEC,
-		.seed = (unsigned int)(rep * SEED_PER_REP +
-				       level * SEED_PER_LEVEL + traced + 1),
-	};
+	bool cross = cfg.tracee_cpu != plan.same_cpu;
+	const char *mode = cfg.rate ? (cfg.traced ? "rate_traced" :
+						     "rate_untraced") :
+			   cross ? "cross" : cfg.traced ? "traced" : "untraced";
+	struct run_result again;
 
+	cfg.tracer_cpu = plan.same_cpu;
+	cfg.ns_per_iter = plan.ns_per_iter;
+	cfg.truth_ns = truth_ms * opts.scale * NSEC_PER_MSEC;
+	cfg.max_ns = max_s * opts.scale * NSEC_PER_SEC;
 	r->valid = false;
+	r->fault = RUN_NOT_STARTED;
 	if (intro_budget_left_ns(b) <
 	    cfg.max_ns * CAP_MARGIN + FORK_EXIT_S * NSEC_PER_SEC)
 		return;
+	cfg.fifo = plan.fifo_on && !cross;
 	measure(&cfg, r);
-	print_run(tracee_cpu != plan.same_cpu ? "cross" :
-		  traced ? "traced" : "untraced", level, rep, r);
+	print_run(mode, level, rep, r);
+	if (!r->shared || !plan.fifo || cross ||
+	    intro_budget_left_ns(b) <
+	    cfg.max_ns * CAP_MARGIN + FORK_EXIT_S * NSEC_PER_SEC)
+		return;
+	plan.fifo_on = true;
+	cfg.fifo = true;
+	measure(&cfg, &again);
+	print_run(mode, level, rep, &again);
+	if (again.valid)
+		*r = again;
+}
+
+/* each run its own sequence of segment lengths */
+static unsigned int run_seed(int rep, int level, bool traced)
+{
+	return (unsigned int)(rep * SEED_PER_REP + level * SEED_PER_LEVEL +
+			      traced + 1);
 }
 
 static void run_all(void)
 {
+	struct run_cfg cfg = { 0 };
 	struct intro_budget b;
-	int rep, l;
+	int rep, l, t;
 
 	intro_budget_start(&b, BUDGET_S * opts.scale);
 	for (rep = 0; rep < REPS; rep++) {
+		cfg.rate = false;
+		cfg.tracee_cpu = plan.same_cpu;
 		for (l = 0; l < NR_LEVELS; l++) {
-			run_one(&b, false, l, rep, plan.same_cpu,
-				levels[l].untraced_truth_ms,
-				levels[l].untraced_max_s,
+			cfg.work_ns = levels[l].work_us * NSEC_PER_USEC;
+			cfg.traced = false;
+			cfg.seed = run_seed(rep, l, false);
+			run_one(&b, cfg, levels[l].untraced_truth_ms,
+				levels[l].untraced_max_s, levels[l].name, rep,
 				&results.untraced[l][rep]);
-			run_one(&b, true, l, rep, plan.same_cpu,
-				levels[l].truth_ms, levels[l].max_s,
-				&results.traced[l][rep]);
+			cfg.traced = true;
+			cfg.seed = run_seed(rep, l, true);
+			run_one(&b, cfg, levels[l].truth_ms, levels[l].max_s,
+				levels[l].name, rep, &results.traced[l][rep]);
 		}
-		if (plan.have_cross)
-			run_one(&b, true, CROSS_LEVEL, rep, plan.other_cpu,
-				CROSS_TRUTH_MS, CROSS_MAX_S,
+		if (plan.have_cross) {
+			cfg.tracee_cpu = plan.other_cpu;
+			cfg.work_ns = levels[CROSS_LEVEL].work_us * NSEC_PER_USEC;
+			cfg.seed = run_seed(rep, CROSS_LEVEL, true);
+			run_one(&b, cfg, CROSS_TRUTH_MS, CROSS_MAX_S,
+				levels[CROSS_LEVEL].name, rep,
 				&results.cross[rep]);
+		}
+		cfg.rate = true;
+		cfg.tracee_cpu = plan.same_cpu;
+		cfg.work_ns = RATE_WORK_US * NSEC_PER_USEC;
+		for (t = 0; t < 2; t++) {
+			cfg.traced = t;
+			cfg.seed = run_seed(rep, NR_LEVELS, t);
+			run_one(&b, cfg, RATE_TRUTH_MS, RATE_MAX_S, "rate", rep,
+				&results.rate[t][rep]);
+		}
 	}
 	ksft_print_msg("budget: spent_s=%.1f budget_s=%.1f\n",
 		       intro_budget_spent_s(&b), BUDGET_S * opts.scale);
@@ -988,7 +1407,9 @@ static void setup(void)
 		ksft_exit_fail_perror("sigaction");
 	child_segs = mmap(NULL, sizeof(*child_segs), PROT_READ | PROT_WRITE,
 			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (child_segs == MAP_FAILED)
+	child_rates = mmap(NULL, sizeof(*child_rates), PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (child_segs == MAP_FAILED || child_rates == MAP_FAILED)
 		ksft_exit_fail_perror("mmap");
 	pread_fd = memfd_create("ptrace_utime", 0);
 	if (pread_fd < 0 || ftruncate(pread_fd, sysconf(_SC_PAGESIZE)))
@@ -996,12 +1417,14 @@ static void setup(void)
 	if (intro_pin(0, plan.same_cpu))
 		ksft_exit_skip("cannot pin to a usable CPU\n");
 	plan.ns_per_iter = ns_per_iter(plan.same_cpu);
+	plan.fifo = !set_fifo(true);
+	set_fifo(false);
 	why = probe_tracing();
 	if (why)
 		ksft_exit_skip("%s\n", why);
-	ksft_print_msg("plan: same_cpu=%d other_cpu=%d ns_per_iter=%.3f\n",
+	ksft_print_msg("plan: same_cpu=%d other_cpu=%d ns_per_iter=%.3f fifo_allowed=%d\n",
 		       plan.same_cpu, plan.have_cross ? plan.other_cpu : -1,
-		       plan.ns_per_iter);
+		       plan.ns_per_iter, plan.fifo);
 }
 
 static const struct intro_prog prog = {
@@ -1021,6 +1444,10 @@ static const struct intro_prog prog = {
 	"  total_covers_user_work          ru_utime + ru_stime >= timed work\n"
 	"  total_within_schedstat          |ru_utime + ru_stime - schedstat| <= 50 us\n"
 	"  cross_cpu_traced_utime_error    ratio traced from another CPU, 100 us\n"
+	"  untraced_runtime_rate           runtime gained per ns the child ran\n"
+	"                                  user code by its own clock (~1 ms\n"
+	"                                  per boundary), untraced\n"
+	"  traced_runtime_rate             the same, traced\n"
 	"A check skips when the timer ticks it pooled cannot resolve its bounds.\n"
 	"Needs: tracing a child (Yama ptrace_scope 0 or 1, or 2 with\n"
 	"CAP_SYS_PTRACE), tick-sampled cputime (a CPU outside nohz_full, not\n"
@@ -1043,6 +1470,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < ARRAY_SIZE(checks); i++)
 		checks[i].judge(&checks[i]);
 	munmap(child_segs, sizeof(*child_segs));
+	munmap(child_rates, sizeof(*child_rates));
 	close(pread_fd);
 	ksft_finished();
 }

@@ -57,6 +57,25 @@ static ssize_t capture_hist(const double *v, size_t n, char *text, size_t len)
 	return got;
 }
 
+/*
+ * y = 2x + 3 exactly; then one point of five far off the line: 6 of the 10
+ * pair slopes stay 2 and the 4 through the outlier lie above 2, so the
+ * median (mean of the 5th and 6th) is still exactly 2.
+ */
+static void test_theil_sen(void)
+{
+	const double x[] = { 1, 2, 3, 4, 5 }, line[] = { 5, 7, 9, 11, 13 };
+	const double off[] = { 5, 7, 9, 11, 1000 }, same[] = { 4, 4, 4 };
+
+	expect("theil_sen_line", intro_theil_sen(x, line, 5), 2);
+	expect("theil_sen_outlier", intro_theil_sen(x, off, 5), 2);
+	expect("theil_sen_two_points", intro_theil_sen(x + 1, off + 3, 2),
+	       989);
+	expect("theil_sen_one_point_is_nan", intro_theil_sen(x, line, 1), NAN);
+	expect("theil_sen_equal_x_is_nan", intro_theil_sen(same, line, 3),
+	       NAN);
+}
+
 /* below 2 in the first bucket, powers of two start a bucket */
 static void test_log2_hist(void)
 {
@@ -99,7 +118,7 @@ int main(void)
 	memcpy(keep, odd, sizeof(odd));
 
 	ksft_print_header();
-	ksft_set_plan(16);
+	ksft_set_plan(21);
 
 	expect("median_odd", intro_median(odd, 5, false), 5);
 	expect("median_even", intro_median(even, 4, false), 2.5);
@@ -130,6 +149,7 @@ int main(void)
 		      seq[50], seq[100]);
 	intro_report("sort_ascending", seq[0] == 0 && seq[50] == 50 &&
 		     seq[100] == 100 ? KSFT_PASS : KSFT_FAIL, NULL);
+	test_theil_sen();
 	test_log2_hist();
 	ksft_finished();
 }
