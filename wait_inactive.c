@@ -6,14 +6,18 @@
  * out, then find it still queued in wait_task_inactive() (through
  * ptrace_check_attach()) and sleep a jiffy, on every stop. The fix keeps
  * preemption off from the wakeup until schedule(); PREEMPT_RT drops that
- * window by design (1aabbc532413). Judged on one CPU (normal and SCHED_FIFO
- * tracer, whose wakeup always preempts the tracee) and across two.
+ * window by design (1aabbc532413). Judged on one CPU (normal tracer, and a
+ * tracer whose wakeup always preempts the tracee) and across two; stops that
+ * waited on the run queue behind other load are left out.
  */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -41,6 +45,13 @@
 #define ROUND_TRIP_SLOW_MAX		0.20
 #define REQUEST_SLOW_MAX		0.05
 #define SLOW_THRESHOLD_J		0.5
+/*
+ * A stop whose tracer and tracee waited J/16 or more on the run queue
+ * (run_delay, /proc/PID/schedstat) timed the CPU's other load, not
+ * wait_task_inactive(), which sleeps: it is contended and not judged. A
+ * judged stop is thus at most J/16 above its own time, below every bound.
+ */
+#define CONTENDED_RUN_DELAY_J		0.0625
 
 /* The HZ the bounds are set for, those of kernel/Kconfig.hz: 100 to 1000. */
 #define JIFFY_MIN_US			1000
@@ -62,6 +73,8 @@
 #define REGSET_MAX_WORDS		128
 /* The lowest SCHED_FIFO priority: enough to preempt any normal tracee. */
 #define TRACER_FIFO_PRIO		1
+/* /proc/PID/schedstat: three numbers, the second run_delay in ns. */
+#define SCHEDSTAT_MAX_CHARS		96
 
 #define RT_XFAIL_REASON	"PREEMPT_RT drops the preempt-off window of ptrace_stop"
 
@@ -78,7 +91,9 @@ static const struct intro_prog prog = {
 	"preempt-off window by design (1aabbc532413).\n"
 	"\n"
 	"Checks: same_cpu_* tracer and tracee on one CPU, fifo_tracer_* the same with\n"
-	"a SCHED_FIFO tracer, cross_cpu_* on two CPUs.\n"
+	"a SCHED_FIFO tracer (where refused: a SCHED_IDLE tracee), whose wakeup always\n"
+	"preempts the tracee, cross_cpu_* on two CPUs. A stop whose tracer and tracee\n"
+	"waited J/16 or more on the run queue (other load) is not judged.\n"
 	"  same_cpu_round_trip_median            median round trip < J/4\n"
 	"  same_cpu_round_trip_slow_fraction     slow round trips < 20 %\n"
 	"  same_cpu_request_median               median request < J/8\n"
@@ -90,8 +105,8 @@ static const struct intro_prog prog = {
 	"  cross_cpu_request_median              median request < J/8\n"
 	"\n"
 	"Needs: tracing a child (Yama ptrace_scope 0 or 1, or 2 with CAP_SYS_PTRACE),\n"
-	"PTRACE_GET_SYSCALL_INFO (v5.3); fifo_tracer_* SCHED_FIFO (root or\n"
-	"RLIMIT_RTPRIO), cross_cpu_* two usable CPUs; HZ from 100 to 1000.\n"
+	"PTRACE_GET_SYSCALL_INFO (v5.3); cross_cpu_* two usable CPUs; HZ from 100\n"
+	"to 1000; /proc/PID/schedstat (SCHED_INFO) to leave contended stops out.\n"
 	"Runs at most 10.5 s x scale + 1 s (a healthy kernel: about 6 s).\n",
 	/* 35 ms a stop (HZ=100, a jiffy sleep per request) still gives 67 stops */
 	.min_scale = 0.75,
@@ -119,9 +134,16 @@ struct placement {
 	bool cross;
 	bool measured;
 	const char *skip;	/* constant reason when it cannot decide */
-	double *round_trip_us;
+	char skip_figures[128];	/* the figures that show the reason */
+	const char *preempter;	/* what makes the tracer's wakeup preempt */
+	bool fifo_set;
+	double *round_trip_us;	/* of the judged stops */
 	double *request_us;
-	size_t stops;
+	size_t stops;		/* judged */
+	size_t contended;	/* waited on the run queue: not judged */
+	size_t contended_slow;
+	bool run_delay_read;
+	double judged_wait_max_us;
 	size_t other_stops;
 	double seconds;
 	long nvcsw;		/* tracer's voluntary switches (sleeps) */
@@ -136,6 +158,7 @@ static struct placement placements[NR_PLACEMENTS] = {
 
 static struct intro_opts opts;
 static double jiffy_us;
+static const char *failed_request;	/* the inspection request refused */
 static int tracer_cpu, tracee_cpu_other;
 static int nr_cpus;
 static bool preempt_rt;
@@ -150,8 +173,11 @@ static void tracee(int cpu)
 {
 	if (cpu >= 0 && intro_pin(0, cpu))
 		_exit(TRACEE_PIN_FAILED);
-	if (ptrace_req(PTRACE_TRACEME, 0, NULL, NULL))
+	if (ptrace_req(PTRACE_TRACEME, 0, NULL, NULL)) {
+		ksft_print_msg("probe: traceme_errno=%d\n", errno);
+		fflush(stdout);
 		_exit(TRACEE_TRACEME_FAILED);
+	}
 	raise(SIGSTOP);
 	for (;;)
 		syscall(SYS_getppid);
@@ -160,7 +186,7 @@ static void tracee(int cpu)
 enum trace_status {
 	TRACE_OK,
 	TRACE_NOT_PERMITTED,
-	TRACE_NO_INSPECTION,
+	TRACE_INSPECTION_REFUSED,
 };
 
 /* Kill the tracee @pid and exit with "@what: <errno>". */
@@ -201,6 +227,7 @@ static int inspect(pid_t pid)
 	struct iovec iov = { .iov_base = regs, .iov_len = sizeof(regs) };
 	long len;
 
+	failed_request = "PTRACE_GET_SYSCALL_INFO";
 	len = ptrace_req(PTRACE_GET_SYSCALL_INFO, pid,
 			 (void *)sizeof(info), &info);
 	if (len < 0)
@@ -210,8 +237,61 @@ static int inspect(pid_t pid)
 		errno = EPROTO;
 		return -1;
 	}
-	return ptrace_req(PTRACE_GETREGSET, pid, (void *)NT_PRSTATUS, &iov) ?
-	       -1 : 0;
+	failed_request = "PTRACE_GETREGSET";
+	if (ptrace_req(PTRACE_GETREGSET, pid, (void *)NT_PRSTATUS, &iov))
+		return -1;
+	failed_request = NULL;
+	return 0;
+}
+
+/* run_delay in ns: the second number of the schedstat file open as @fd. */
+static long long read_run_delay_ns(int fd)
+{
+	char buf[SCHEDSTAT_MAX_CHARS], *end;
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	strtoull(buf, &end, 10);
+	return strtoll(end, NULL, 10);
+}
+
+/*
+ * The run-queue wait so far of the tracer (@fd[0]) plus the tracee (@fd[1],
+ * if open), in ns, -1 if unknown. sched_info adds a wait when the task next
+ * runs or is dequeued, so a stopped tracee's and the running tracer's are
+ * complete.
+ */
+static long long run_delay_ns(const int fd[2])
+{
+	long long tracer, tracee = 0;
+
+	if (fd[0] < 0)
+		return -1;
+	tracer = read_run_delay_ns(fd[0]);
+	if (fd[1] >= 0)
+		tracee = read_run_delay_ns(fd[1]);
+	return tracer < 0 || tracee < 0 ? -1 : tracer + tracee;
+}
+
+/* Judge a stop, or count it contended when it @waited on the run queue. */
+static void record_stop(struct placement *p, uint64_t round_trip_ns,
+			uint64_t request_ns, long long waited)
+{
+	double round_trip_us = (double)round_trip_ns / NSEC_PER_USEC;
+	double waited_us = (double)waited / NSEC_PER_USEC;
+
+	if (waited_us >= CONTENDED_RUN_DELAY_J * jiffy_us) {
+		p->contended++;
+		p->contended_slow += round_trip_us >= SLOW_THRESHOLD_J * jiffy_us;
+		return;
+	}
+	p->round_trip_us[p->stops] = round_trip_us;
+	p->request_us[p->stops] = (double)request_ns / NSEC_PER_USEC;
+	if (waited_us > p->judged_wait_max_us)
+		p->judged_wait_max_us = waited_us;
+	p->stops++;
 }
 
 /* Resume @pid to its next syscall stop, delivering @sig. */
@@ -226,16 +306,26 @@ static void resume(pid_t pid, int sig)
  * recorded or @budget is spent. Round trip: from before PTRACE_SYSCALL to
  * the end of the next stop's inspection; request: the inspection alone
  * (not the resume: a same-CPU tracer's wakeup of the tracee can preempt it).
+ * The run-queue wait is read between stops, outside both: the tracer's, and
+ * on one CPU, where the round trip is judged, the tracee's.
  */
 static enum trace_status trace_stops(struct placement *p, pid_t pid,
 				     size_t warmup, size_t cap,
 				     const struct intro_budget *budget)
 {
+	enum trace_status st = TRACE_OK;
+	long long rd0, rd1, waited;
 	struct rusage ru0, ru1;
+	char path[64];
 	size_t seen = 0;
-	int sig = 0, stopsig;
+	int sig = 0, stopsig, fd[2], i;
 	uint64_t t0, t1, t2;
 
+	fd[0] = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	fd[1] = p->cross ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+	rd0 = run_delay_ns(fd);
+	p->run_delay_read = rd0 >= 0;
 	getrusage(RUSAGE_THREAD, &ru0);
 	while (p->stops < cap) {
 		t0 = intro_now_ns();
@@ -250,24 +340,28 @@ static enum trace_status trace_stops(struct placement *p, pid_t pid,
 		}
 		sig = 0;
 		t1 = intro_now_ns();
-		if (inspect(pid))
-			return errno == EPERM ? TRACE_NOT_PERMITTED :
-			       TRACE_NO_INSPECTION;
-		t2 = intro_now_ns();
-		if (seen++ >= warmup) {
-			p->round_trip_us[p->stops] = (double)(t2 - t0) /
-						     NSEC_PER_USEC;
-			p->request_us[p->stops] = (double)(t2 - t1) /
-						  NSEC_PER_USEC;
-			p->stops++;
+		if (inspect(pid)) {
+			st = errno == EPERM ? TRACE_NOT_PERMITTED :
+			     TRACE_INSPECTION_REFUSED;
+			break;
 		}
+		t2 = intro_now_ns();
+		rd1 = p->run_delay_read ? run_delay_ns(fd) : -1;
+		waited = rd1 >= 0 ? rd1 - rd0 : 0;
+		rd0 = rd1;
+		p->run_delay_read = rd1 >= 0;
+		if (seen++ >= warmup)
+			record_stop(p, t2 - t0, t2 - t1, waited);
 		if (!intro_budget_left_ns(budget))
 			break;
 	}
 	getrusage(RUSAGE_THREAD, &ru1);
 	p->nvcsw = ru1.ru_nvcsw - ru0.ru_nvcsw;
 	p->nivcsw = ru1.ru_nivcsw - ru0.ru_nivcsw;
-	return TRACE_OK;
+	for (i = 0; i < 2; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	return st;
 }
 
 /* Make the calling thread SCHED_FIFO (@on) or SCHED_OTHER again. */
@@ -277,6 +371,65 @@ static int set_fifo(bool on)
 
 	return sched_setscheduler(0, on ? SCHED_FIFO | SCHED_RESET_ON_FORK :
 				  SCHED_OTHER, &sp);
+}
+
+/* cpu.rt_runtime_us of our cgroup v1 cpu hierarchy (RT_GROUP_SCHED), or -1. */
+static long long cgroup_rt_runtime_us(void)
+{
+	char cgroups[1024], path[PATH_MAX], value[32];
+	char *line, *ctrl, *dir, *name, *l_save, *c_save;
+
+	if (intro_read_file("/proc/self/cgroup", cgroups, sizeof(cgroups)) < 0)
+		return -1;
+	for (line = strtok_r(cgroups, "\n", &l_save); line;
+	     line = strtok_r(NULL, "\n", &l_save)) {
+		/* "ID:controllers:/path", mounted at /sys/fs/cgroup/controllers */
+		ctrl = strchr(line, ':');
+		dir = ctrl ? strchr(ctrl + 1, ':') : NULL;
+		if (!dir)
+			continue;
+		*dir++ = '\0';
+		snprintf(path, sizeof(path), "/sys/fs/cgroup/%s%s/cpu.rt_runtime_us",
+			 ++ctrl, dir);
+		for (name = strtok_r(ctrl, ",", &c_save); name;
+		     name = strtok_r(NULL, ",", &c_save))
+			if (!strcmp(name, "cpu") &&
+			    intro_read_file(path, value, sizeof(value)) > 0)
+				return strtoll(value, NULL, 10);
+	}
+	return -1;
+}
+
+/*
+ * Make each wakeup of the tracer preempt the tracee @pid: a SCHED_FIFO
+ * tracer; where refused (a cgroup without RT runtime, no RLIMIT_RTPRIO), a
+ * SCHED_IDLE tracee, which check_preempt_wakeup_fair() lets any normal
+ * task preempt, and which needs no privilege. Return: 0, -1 if neither.
+ */
+static int make_tracer_preempt(struct placement *p, pid_t pid)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+	int fifo_errno, idle_errno = 0;
+	struct rlimit rl;
+
+	if (!set_fifo(true)) {
+		p->fifo_set = true;
+		p->preempter = "fifo_tracer";
+		return 0;
+	}
+	fifo_errno = errno;
+	if (getrlimit(RLIMIT_RTPRIO, &rl))
+		rl.rlim_cur = 0;
+	if (sched_setscheduler(pid, SCHED_IDLE, &sp))
+		idle_errno = errno;
+	else
+		p->preempter = "idle_tracee";
+	snprintf(p->skip_figures, sizeof(p->skip_figures),
+		 "fifo_errno=%d rlimit_rtprio=%lld cgroup_rt_runtime_us=%lld idle_errno=%d",
+		 fifo_errno, (long long)rl.rlim_cur, cgroup_rt_runtime_us(),
+		 idle_errno);
+	ksft_print_msg("%s: %s\n", p->name, p->skip_figures);
+	return idle_errno ? -1 : 0;
 }
 
 /*
@@ -309,6 +462,17 @@ static pid_t start_tracee(int cpu)
 	return pid;
 }
 
+/* Yama's kernel.yama.ptrace_scope, -1 without Yama. */
+static int yama_scope(void)
+{
+	char buf[16];
+
+	if (intro_read_file("/proc/sys/kernel/yama/ptrace_scope", buf,
+			    sizeof(buf)) <= 0)
+		return -1;
+	return atoi(buf);
+}
+
 /* Can we trace a child (Yama) and inspect it (PTRACE_GET_SYSCALL_INFO)? */
 static enum trace_status probe_tracing(void)
 {
@@ -329,6 +493,27 @@ static enum trace_status probe_tracing(void)
 	return st;
 }
 
+/* What a placement measured beside its judged stops. */
+static void print_placement(const struct placement *p, int tracee_cpu)
+{
+	ksft_print_msg("%s: tracer_cpu=%d tracee_cpu=%d stops=%zu seconds=%.2f\n",
+		       p->name, tracer_cpu, tracee_cpu, p->stops, p->seconds);
+	ksft_print_msg("%s: other_stops=%zu nvcsw=%ld nivcsw=%ld\n",
+		       p->name, p->other_stops, p->nvcsw, p->nivcsw);
+	if (p->preempter)
+		ksft_print_msg("%s: wakeup_preempted_by=%s\n", p->name,
+			       p->preempter);
+	if (!p->run_delay_read) {
+		ksft_print_msg("%s: run_delay_read=0\n", p->name);
+		return;
+	}
+	ksft_print_msg("%s: contended=%zu contended_slow=%zu\n", p->name,
+		       p->contended, p->contended_slow);
+	ksft_print_msg("%s: judged_wait_max_us=%.1f bound_us=%.0f\n", p->name,
+		       p->judged_wait_max_us,
+		       CONTENDED_RUN_DELAY_J * jiffy_us);
+}
+
 static void measure(struct placement *p, const struct intro_budget *total)
 {
 	size_t cap = (size_t)(STOPS_PER_PLACEMENT * opts.scale);
@@ -342,6 +527,8 @@ static void measure(struct placement *p, const struct intro_budget *total)
 	p->measured = true;
 	if (p->cross && nr_cpus < 2) {
 		p->skip = "needs two usable CPUs";
+		snprintf(p->skip_figures, sizeof(p->skip_figures),
+			 "usable_cpus=%d", nr_cpus);
 		return;
 	}
 	p->round_trip_us = calloc(cap, sizeof(double));
@@ -354,27 +541,29 @@ static void measure(struct placement *p, const struct intro_budget *total)
 	pid = start_tracee(tracee_cpu);
 	if (!pid)
 		ksft_exit_fail_msg("PTRACE_TRACEME refused after the probe\n");
-	if (p->fifo && set_fifo(true)) {
+	if (p->fifo && make_tracer_preempt(p, pid)) {
 		intro_kill_wait(pid);
-		p->skip = "sched_setscheduler SCHED_FIFO refused";
+		p->skip = "neither SCHED_FIFO nor SCHED_IDLE permitted";
 		return;
 	}
 	intro_budget_start(&budget, seconds < left ? seconds : left);
 	st = trace_stops(p, pid, WARMUP_STOPS, cap, &budget);
 	p->seconds = intro_budget_spent_s(&budget);
-	if (p->fifo && set_fifo(false))
+	if (p->fifo_set && set_fifo(false))
 		kill_exit_perror(pid, "restore SCHED_OTHER");
 	intro_kill_wait(pid);
 	if (st != TRACE_OK)
 		ksft_exit_fail_msg("ptrace inspection failed after the probe\n");
 	intro_sort(p->round_trip_us, p->stops);
 	intro_sort(p->request_us, p->stops);
+	snprintf(p->skip_figures, sizeof(p->skip_figures),
+		 "stops=%zu contended=%zu min_stops=%d seconds=%.2f",
+		 p->stops, p->contended, MIN_STOPS, p->seconds);
 	if (p->stops < MIN_STOPS)
-		p->skip = "too few ptrace stops measured in the time budget";
-	ksft_print_msg("%s: tracer_cpu=%d tracee_cpu=%d stops=%zu seconds=%.2f\n",
-		       p->name, tracer_cpu, tracee_cpu, p->stops, p->seconds);
-	ksft_print_msg("%s: other_stops=%zu nvcsw=%ld nivcsw=%ld\n",
-		       p->name, p->other_stops, p->nvcsw, p->nivcsw);
+		p->skip = p->stops + p->contended < MIN_STOPS ?
+			  "too few ptrace stops measured in the time budget" :
+			  "CPU contended: too few stops without run-queue wait";
+	print_placement(p, tracee_cpu);
 }
 
 enum series { ROUND_TRIP, REQUEST };
@@ -441,8 +630,7 @@ static void run_check(const struct check *c, const struct intro_budget *b)
 	if (!p->measured)
 		measure(p, b);
 	if (p->skip) {
-		intro_figures(c->name, "stops=%zu min_stops=%d", p->stops,
-			      MIN_STOPS);
+		intro_figures(c->name, "%s", p->skip_figures);
 		intro_report(c->name, KSFT_SKIP, p->skip);
 		return;
 	}
@@ -479,8 +667,11 @@ int main(int argc, char **argv)
 			   opts.scale + PROBE_SECONDS);
 
 	jiffy_us = (double)intro_jiffy_ns() / NSEC_PER_USEC;
-	if (jiffy_us < JIFFY_MIN_US || jiffy_us > JIFFY_MAX_US)
+	if (jiffy_us < JIFFY_MIN_US || jiffy_us > JIFFY_MAX_US) {
+		ksft_print_msg("jiffy: jiffy_us=%.0f min_us=%d max_us=%d\n",
+			       jiffy_us, JIFFY_MIN_US, JIFFY_MAX_US);
 		ksft_exit_skip("jiffy length outside the range of HZ\n");
+	}
 	preempt_rt = !strcmp(intro_preempt_model(), "rt");
 	nr_cpus = intro_usable_cpus(cpus, INTRO_MAX_CPUS);
 	if (nr_cpus < 1 || sched_getaffinity(0, sizeof(saved), &saved))
@@ -489,9 +680,12 @@ int main(int argc, char **argv)
 	tracee_cpu_other = cpus[0];
 	switch (probe_tracing()) {
 	case TRACE_NOT_PERMITTED:
+		ksft_print_msg("probe: ptrace_scope=%d request=%s\n", yama_scope(),
+			       failed_request ? failed_request : "PTRACE_TRACEME");
 		ksft_exit_skip("tracing a child is not permitted\n");
-	case TRACE_NO_INSPECTION:
-		ksft_exit_skip("PTRACE_GET_SYSCALL_INFO or PTRACE_GETREGSET unsupported\n");
+	case TRACE_INSPECTION_REFUSED:
+		ksft_perror(failed_request);
+		ksft_exit_skip("%s refused at a syscall stop\n", failed_request);
 	case TRACE_OK:
 		break;
 	}
