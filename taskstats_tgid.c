@@ -11,8 +11,10 @@
  * ad4ecbcba728 ("delay accounting taskstats interface send tgid once").
  * Also caught: TGID exit records of version 0 (fixed by 16c4f0211aaa), TGID
  * records without the exited threads' times (fixed by "taskstats: retain
- * dead thread stats in TGID queries") and the version 15 layout that moved
- * fields (fixed by 0bf2d838de1f).
+ * dead thread stats in TGID queries"), the version 15 layout that moved
+ * fields (fixed by 0bf2d838de1f), and a REGISTER_CPUMASK string sent
+ * without its NUL parsed one character short (fixed by "taskstats: fix
+ * cpumask parsing cutting off the last character").
  *
  * Invariants (kernel/taskstats.c: taskstats_exit()): with an all-CPU
  * listener whose buffer cannot overrun, each exiting thread yields one PID
@@ -20,7 +22,9 @@
  * the group's one TGID record, in the message of its PID record flagged
  * AGROUP; the TGID record sums its threads' counters, each sampled before
  * that thread's PID record (so never more than their sum); and a listener
- * costs each exit a record, not a multiple of the exit's own cost.
+ * costs each exit a record, not a multiple of the exit's own cost. A
+ * listener registered for a cpulist ("N", "A-B", "A,B"; NUL-terminated or
+ * not) gets the exits of exactly those CPUs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +41,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/acct.h>
+#include <linux/capability.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
@@ -90,6 +95,14 @@
 #define LAT_INTERRUPTED_PCT_MAX	0.5
 #define OVERHEAD_MIN_PAIRS	5
 
+/*
+ * register_cpumask_forms: exact counts. Each named CPU must deliver the
+ * records of the children that exited on it, the CPU not named none; two
+ * exits a CPU tell a lost or doubled record (1 or 3) from a CPU the kernel
+ * left out of the mask (0).
+ */
+#define CPUMASK_EXITS_PER_CPU	2
+
 /* ---- workload shape -------------------------------------------------- */
 
 #define WL_THREADS		32	/* threads alive at once, as in 2006 */
@@ -123,6 +136,14 @@
 #define READER_NAP_US		1000	/* parent reads records between naps */
 #define BTIME_SLACK_S		1	/* ac_btime has a resolution of 1 s */
 #define RECS_FIRST_CAP		4096
+/*
+ * A form's socket also gets every other task's exit on the CPUs it names:
+ * 4 MiB (8 once doubled) holds about 3000 records, the exits of a busy host
+ * over the few ms to 1 s (TCG) that one form lasts.
+ */
+#define CPUMASK_RCVBUF_BYTES	(4 << 20)
+#define CHILD_OFF_CPU		3	/* exit code: not on its CPU at exit */
+#define FORM_MAX_CPUS		3	/* probed: two named, one not */
 
 /* ---- netlink --------------------------------------------------------- */
 
@@ -153,7 +174,6 @@ enum {
 
 static int nl_fd = -1;
 static int ts_family;
-static __u32 nl_portid;
 static char cpulist[256];
 static char dereg_msg[512];
 static size_t dereg_len;
@@ -191,11 +211,11 @@ static void init_req(struct nl_req *req, __u16 type, uint8_t cmd,
 	req->genl.version = NL_GENL_VERSION;
 }
 
-static int nl_send(const void *buf, size_t len)
+static int nl_send(int fd, const void *buf, size_t len)
 {
 	struct sockaddr_nl to = { .nl_family = AF_NETLINK };
 
-	if (sendto(nl_fd, buf, len, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
+	if (sendto(fd, buf, len, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
 		return -errno;
 	return 0;
 }
@@ -206,7 +226,7 @@ static int nl_send(const void *buf, size_t len)
  * arrive in between are not ours to judge here and are dropped: requests
  * are only sent while no workload runs.
  */
-static int nl_wait_reply(__u32 seq, bool want_family)
+static int nl_wait_reply(int fd, __u32 seq, bool want_family)
 {
 	static char buf[NL_BUF_BYTES];
 	struct nlmsghdr *nlh;
@@ -214,7 +234,7 @@ static int nl_wait_reply(__u32 seq, bool want_family)
 	int len, rem;
 
 	for (;;) {	/* SO_RCVTIMEO ends the wait */
-		len = recv(nl_fd, buf, sizeof(buf), 0);
+		len = recv(fd, buf, sizeof(buf), 0);
 		if (len < 0) {
 			if (errno == EINTR || errno == ENOBUFS)
 				continue;
@@ -249,21 +269,29 @@ static int nl_wait_reply(__u32 seq, bool want_family)
 	}
 }
 
-static int nl_open(void)
+/* A bound generic netlink socket whose replies time out: fd or -errno. */
+static int nl_socket(void)
 {
 	struct sockaddr_nl addr = { .nl_family = AF_NETLINK };
 	struct timeval tv = { .tv_sec = NL_REPLY_TIMEOUT_S };
-	socklen_t alen = sizeof(addr);
+	int fd, err;
 
-	nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
-	if (nl_fd < 0)
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0)
 		return -errno;
-	if (setsockopt(nl_fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
-	    bind(nl_fd, (struct sockaddr *)&addr, sizeof(addr)) ||
-	    getsockname(nl_fd, (struct sockaddr *)&addr, &alen))
-		return -errno;
-	nl_portid = addr.nl_pid;
-	return 0;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    bind(fd, (struct sockaddr *)&addr, sizeof(addr))) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static int nl_open(void)
+{
+	nl_fd = nl_socket();
+	return nl_fd < 0 ? nl_fd : 0;
 }
 
 static int resolve_family(void)
@@ -273,13 +301,16 @@ static int resolve_family(void)
 	init_req(&req, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, SEQ_GETFAMILY);
 	put_attr(&req, CTRL_ATTR_FAMILY_NAME, TASKSTATS_GENL_NAME,
 		 sizeof(TASKSTATS_GENL_NAME));
-	if (nl_send(&req, req.nlh.nlmsg_len))
+	if (nl_send(nl_fd, &req, req.nlh.nlmsg_len))
 		return -errno;
-	return nl_wait_reply(SEQ_GETFAMILY, true);
+	return nl_wait_reply(nl_fd, SEQ_GETFAMILY, true);
 }
 
-/* (De)register this socket as exit listener for all possible CPUs. */
-static int listener_ctl(bool reg)
+/*
+ * (De)register socket @fd as exit listener for the CPUs of @mask, a cpulist
+ * string sent as its first @len bytes: with its NUL or without.
+ */
+static int listener_request(int fd, bool reg, const char *mask, size_t len)
 {
 	static __u32 seq = SEQ_LISTENER_FIRST;
 	struct nl_req req;
@@ -288,10 +319,16 @@ static int listener_ctl(bool reg)
 	init_req(&req, ts_family, TASKSTATS_CMD_GET, ++seq);
 	put_attr(&req, reg ? TASKSTATS_CMD_ATTR_REGISTER_CPUMASK :
 			     TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK,
-		 cpulist, strlen(cpulist) + 1);
-	ret = nl_send(&req, req.nlh.nlmsg_len);
-	if (!ret)
-		ret = nl_wait_reply(seq, false);
+		 mask, len);
+	ret = nl_send(fd, &req, req.nlh.nlmsg_len);
+	return ret ? ret : nl_wait_reply(fd, seq, false);
+}
+
+/* (De)register the main socket as exit listener for all possible CPUs. */
+static int listener_ctl(bool reg)
+{
+	int ret = listener_request(nl_fd, reg, cpulist, strlen(cpulist) + 1);
+
 	if (!ret)
 		__atomic_store_n(&registered, reg, __ATOMIC_RELEASE);
 	return ret;
@@ -302,7 +339,7 @@ static void deregister_now(void)
 {
 	if (__atomic_exchange_n(&registered, 0, __ATOMIC_ACQ_REL) &&
 	    nl_fd >= 0 && dereg_len)
-		nl_send(dereg_msg, dereg_len);
+		nl_send(nl_fd, dereg_msg, dereg_len);
 }
 
 static void on_signal(int sig)
@@ -327,12 +364,12 @@ static void prepare_deregister(void)
 	signal(SIGINT, on_signal);
 }
 
-static __u64 socket_drops(void)
+static __u64 socket_drops(int fd)
 {
 	__u32 mem[SK_MEMINFO_VARS] = { 0 };
 	socklen_t len = sizeof(mem);
 
-	if (getsockopt(nl_fd, SOL_SOCKET, SO_MEMINFO, mem, &len) ||
+	if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) ||
 	    len <= SK_MEMINFO_DROPS * sizeof(mem[0]))
 		return 0;
 	return mem[SK_MEMINFO_DROPS];
@@ -500,8 +537,8 @@ static void parse_datagram(struct harvest *h, const char *buf, int len)
 	}
 }
 
-/* Read every queued record without blocking; false on a hard error. */
-static bool drain(struct harvest *h)
+/* Read every record queued on @fd without blocking; false on a hard error. */
+static bool drain(int fd, struct harvest *h)
 {
 	static char buf[NL_BUF_BYTES];
 	struct iovec iov = { buf, sizeof(buf) };
@@ -509,7 +546,7 @@ static bool drain(struct harvest *h)
 	ssize_t len;
 
 	for (;;) {
-		len = recvmsg(nl_fd, &mh, MSG_DONTWAIT);
+		len = recvmsg(fd, &mh, MSG_DONTWAIT);
 		if (len < 0) {
 			if (errno == EINTR)
 				continue;
@@ -600,7 +637,7 @@ static __u64 query_round_trip(__u32 seq)
 	req.nlh.nlmsg_flags = NLM_F_REQUEST;
 	put_attr(&req, TASKSTATS_CMD_ATTR_PID, &pid, sizeof(pid));
 	t0 = intro_now_ns();
-	if (nl_send(&req, req.nlh.nlmsg_len) ||
+	if (nl_send(nl_fd, &req, req.nlh.nlmsg_len) ||
 	    recv(nl_fd, buf, sizeof(buf), 0) <= 0)
 		return 0;
 	return intro_now_ns() - t0;
@@ -754,7 +791,7 @@ static void run_child(const struct wl_job *job, struct harvest *h,
 		child_main(job);
 	for (;;) {
 		usleep(READER_NAP_US);
-		if ((h && h->live && !drain(h)) || !serve_listener_request())
+		if ((h && h->live && !drain(nl_fd, h)) || !serve_listener_request())
 			break;
 		got = waitpid(run->pid, &status, WNOHANG);
 		if (got == run->pid)
@@ -765,7 +802,7 @@ static void run_child(const struct wl_job *job, struct harvest *h,
 			return;
 		}
 	}
-	if (got != run->pid || (h && !drain(h))) {
+	if (got != run->pid || (h && !drain(nl_fd, h))) {
 		intro_kill_wait(run->pid);
 		return;
 	}
@@ -976,7 +1013,7 @@ static void records_phase(int cpu_child, double seconds)
 	struct harvest h = { .keep = true, .live = true, .parent = getpid() };
 	struct wl_job job;
 	struct wl_run run;
-	__u64 drops0 = socket_drops();
+	__u64 drops0 = socket_drops(nl_fd);
 	int i, n = WL_GROUPS + WL_SINGLES;
 
 	for (i = 0; i < n; i++) {
@@ -1009,7 +1046,7 @@ static void records_phase(int cpu_child, double seconds)
 	tally.enobufs = h.enobufs;
 	tally.truncated = h.truncated;
 	tally.foreign = h.foreign;
-	tally.drops = socket_drops() - drops0;
+	tally.drops = socket_drops(nl_fd) - drops0;
 	free(h.recs);
 }
 
@@ -1148,12 +1185,168 @@ static void overhead_phase(const struct intro_opts *opts, int cpu_child,
 	ovh.exits_per_s = exits_ns ? ovh.exits / (exits_ns / 1e9) : 0;
 }
 
+/* ---- cpumask forms --------------------------------------------------- */
+
+/*
+ * Documentation/accounting/taskstats.rst gives the cpumask as a cpulist
+ * string ("1-3,5,7-8"); the attribute is an NLA_STRING, which a sender may
+ * end with its NUL or not. A record names no CPU, so it is attributed by
+ * its pid to the CPU its child was pinned to (and found running on) when it
+ * exited: taskstats_exit() sends to the listeners of the CPU it runs on.
+ */
+enum cpumask_shape { SHAPE_SINGLE, SHAPE_RANGE, SHAPE_LIST, NR_SHAPES };
+
+static const char * const shape_name[NR_SHAPES] = {
+	[SHAPE_SINGLE] = "single", [SHAPE_RANGE] = "range", [SHAPE_LIST] = "list",
+};
+
+/* a form's name: its shape, then whether the string is sent with its NUL */
+static const char * const nul_suffix[2] = { "_without_nul", "_with_nul" };
+
+/* One registration form and what its listener received. */
+struct cpumask_form {
+	enum cpumask_shape shape;
+	bool nul;		/* the attribute ends with the string's NUL */
+	char mask[32];
+	int cpu[FORM_MAX_CPUS], ncpus;	/* the named CPUs, then one other */
+	int nnamed;
+	int err;		/* of the registration: 0 or -errno */
+	int recs[FORM_MAX_CPUS];	/* records of the children that exited there */
+	int off_cpu;		/* children not on their CPU at exit */
+	__u64 enobufs, drops;
+};
+
+static struct cpumask_form forms[2 * NR_SHAPES];
+static int nforms;
+static double cpumask_ms;
+
+static bool form_wrong(const struct cpumask_form *f)
+{
+	int i;
+
+	if (f->err)
+		return true;
+	for (i = 0; i < f->ncpus; i++)
+		if (f->recs[i] != (i < f->nnamed ? CPUMASK_EXITS_PER_CPU : 0))
+			return true;
+	return false;
+}
+
+/*
+ * The forms the usable CPUs allow, each with and without its NUL: the last
+ * CPU alone ("N"), and the first two as a range ("A-B") and a list ("A,B");
+ * a usable CPU outside the mask is probed too when there is one.
+ */
+static void plan_cpumask_forms(const int *cpus, int ncpus)
+{
+	struct cpumask_form *f;
+	int shape, nul, a = cpus[0], b = cpus[ncpus > 1];
+
+	for (shape = 0; shape < NR_SHAPES; shape++) {
+		if (shape != SHAPE_SINGLE && ncpus < 2)
+			break;
+		for (nul = 1; nul >= 0; nul--) {
+			f = &forms[nforms++];
+			f->shape = shape;
+			f->nul = nul;
+			if (shape == SHAPE_SINGLE) {
+				f->cpu[f->ncpus++] = cpus[ncpus - 1];
+				f->nnamed = 1;
+				snprintf(f->mask, sizeof(f->mask), "%d", f->cpu[0]);
+				if (ncpus > 1)
+					f->cpu[f->ncpus++] = a;
+				continue;
+			}
+			f->cpu[f->ncpus++] = a;
+			f->cpu[f->ncpus++] = b;
+			f->nnamed = 2;
+			snprintf(f->mask, sizeof(f->mask),
+				 shape == SHAPE_RANGE ? "%d-%d" : "%d,%d", a, b);
+			if (ncpus > 2)
+				f->cpu[f->ncpus++] = cpus[2];
+		}
+	}
+}
+
+/* A single-threaded child that exits on @cpu: its pid, 0 if it ran elsewhere. */
+static pid_t exit_on_cpu(int cpu)
+{
+	pid_t pid = intro_fork();
+	int status;
+
+	if (pid < 0)
+		ksft_exit_fail_perror("fork");
+	if (!pid) {
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		intro_pin(0, cpu);
+		_exit(intro_current_cpu_ok(cpu) ? 0 : CHILD_OFF_CPU);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		ksft_exit_fail_perror("waitpid");
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? pid : 0;
+}
+
+/*
+ * Register a socket of its own with @f's mask, let children exit on each
+ * probed CPU, read what arrived (queued before wait4() returns, see
+ * run_child()), deregister every possible CPU with the NUL-terminated
+ * cpulist, which any kernel parses whole.
+ */
+static void run_cpumask_form(struct cpumask_form *f)
+{
+	struct harvest h = { .keep = true, .parent = getpid() };
+	pid_t pid[FORM_MAX_CPUS][CPUMASK_EXITS_PER_CPU];
+	int fd, i, k, rcvbuf = CPUMASK_RCVBUF_BYTES;
+	size_t r;
+
+	fd = nl_socket();
+	if (fd < 0) {
+		errno = -fd;
+		ksft_exit_fail_perror("netlink socket");
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
+		ksft_exit_fail_perror("SO_RCVBUFFORCE");
+	f->err = listener_request(fd, true, f->mask, strlen(f->mask) + f->nul);
+	if (!f->err) {
+		for (i = 0; i < f->ncpus; i++)
+			for (k = 0; k < CPUMASK_EXITS_PER_CPU; k++) {
+				pid[i][k] = exit_on_cpu(f->cpu[i]);
+				f->off_cpu += !pid[i][k];
+			}
+		if (!drain(fd, &h))
+			ksft_exit_fail_perror("read exit records");
+		for (r = 0; r < h.n; r++)
+			for (i = 0; i < f->ncpus; i++)
+				for (k = 0; k < CPUMASK_EXITS_PER_CPU; k++)
+					f->recs[i] += !h.recs[r].tgid && pid[i][k] &&
+						      h.recs[r].id == (__u32)pid[i][k];
+	}
+	listener_request(fd, false, cpulist, strlen(cpulist) + 1);
+	f->enobufs = h.enobufs;
+	f->drops = socket_drops(fd);
+	close(fd);
+	free(h.recs);
+}
+
+static void cpumask_phase(const int *cpus, int ncpus)
+{
+	__u64 t0 = intro_now_ns();
+	int i;
+
+	plan_cpumask_forms(cpus, ncpus);
+	for (i = 0; i < nforms; i++)
+		run_cpumask_form(&forms[i]);
+	cpumask_ms = (intro_now_ns() - t0) / 1e6;
+}
+
 /* ---- checks ---------------------------------------------------------- */
 
 /* The fixes that failing record checks name */
 #define TGID_VERSION_FIX	"16c4f0211aaa"
 #define V15_FIX			"0bf2d838de1f"
 #define DEAD_THREADS_FIX	"taskstats_retain_dead_thread_stats_in_TGID_queries"
+#define CPUMASK_FIX		"taskstats_fix_cpumask_parsing_cutting_off_the_last_character"
 
 static bool delayacct_on;
 
@@ -1243,10 +1436,20 @@ static int check_sums_verdict(const char *name, const char **reason)
 	intro_figures(name, "ratio_min=%.4f tgid_above_sum=%llu bound_lo_ratio=%.2f",
 		      tally.ratio_min, (unsigned long long)tally.sum_over,
 		      SUM_RATIO_MIN);
-	if (tally.enobufs || tally.drops ||
-	    tally.got_pid != tally.expected_pid || tally.group_tgid_bad ||
-	    !tally.sum_groups) {
-		*reason = "records missing or extra";
+	if (tally.enobufs || tally.drops) {
+		*reason = "socket dropped records";
+		return KSFT_SKIP;
+	}
+	if (tally.got_pid != tally.expected_pid || tally.group_tgid_bad) {
+		ksft_print_msg("%s: pid_records=%llu expected=%llu groups_not_one=%llu\n",
+			       name, (unsigned long long)tally.got_pid,
+			       (unsigned long long)tally.expected_pid,
+			       (unsigned long long)tally.group_tgid_bad);
+		*reason = "PID or TGID records missing or extra";
+		return KSFT_SKIP;
+	}
+	if (!tally.sum_groups) {
+		*reason = "no thread group to sum";
 		return KSFT_SKIP;
 	}
 	if (fail && tally.tgid_times_zero)
@@ -1264,7 +1467,7 @@ static int check_delay(const char *name, const char **reason)
 		return KSFT_SKIP;
 	}
 	if (!tally.delay_fields) {
-		*reason = "records missing";
+		*reason = "no thread group with its one TGID record";
 		return KSFT_SKIP;
 	}
 	return tally.delay_mismatch ? KSFT_FAIL : KSFT_PASS;
@@ -1337,6 +1540,100 @@ static int check_exit_latency(const char *name, const char **reason)
 	return KSFT_FAIL;
 }
 
+/* Records of @f short of or beyond the exact counts, and what explains it. */
+enum form_verdict { FORM_RIGHT, FORM_BUG, FORM_UNJUDGED };
+
+static enum form_verdict judge_form(const struct cpumask_form *f,
+				    const char **reason)
+{
+	bool extra = false;
+	int i;
+
+	if (f->err == -EINVAL)
+		return FORM_BUG;
+	if (f->err) {
+		*reason = "cpumask registration failed with an errno other than EINVAL";
+		return FORM_UNJUDGED;
+	}
+	if (!form_wrong(f))
+		return FORM_RIGHT;
+	for (i = 0; i < f->ncpus; i++)
+		extra |= f->recs[i] > (i < f->nnamed ? CPUMASK_EXITS_PER_CPU : 0);
+	if (extra)
+		return FORM_BUG;
+	if (f->off_cpu) {
+		*reason = "a child did not exit on the CPU it was pinned to";
+		return FORM_UNJUDGED;
+	}
+	if (f->enobufs || f->drops) {
+		*reason = "socket dropped records";
+		return FORM_UNJUDGED;
+	}
+	return FORM_BUG;
+}
+
+/* A form's figures; for a wrong one, each probed CPU's records. */
+static void print_form(const char *name, const struct cpumask_form *f)
+{
+	char unnamed[16] = "none";
+	int c, got = 0;
+
+	for (c = 0; c < f->nnamed; c++)
+		got += f->recs[c];
+	if (f->ncpus > f->nnamed)
+		snprintf(unnamed, sizeof(unnamed), "%d", f->recs[f->nnamed]);
+	ksft_print_msg("%s: form=%s%s mask=%s errno=%d records=%d expected=%d records_unnamed=%s\n",
+		       name, shape_name[f->shape], nul_suffix[f->nul], f->mask,
+		       -f->err, got, f->nnamed * CPUMASK_EXITS_PER_CPU, unnamed);
+	if (!form_wrong(f) || f->err)
+		return;
+	for (c = 0; c < f->ncpus; c++)
+		ksft_print_msg("%s: form=%s%s cpu=%d named=%d records=%d\n",
+			       name, shape_name[f->shape], nul_suffix[f->nul],
+			       f->cpu[c], c < f->nnamed, f->recs[c]);
+}
+
+/*
+ * The main listener registered, so privilege and namespaces allow a
+ * listener: a form refused with EINVAL, or delivering other counts, is the
+ * kernel's. Right with the NUL and wrong without it is the parse that cut
+ * the string's last character ("0-1" refused, "0,1" without CPU 1).
+ */
+static int check_cpumask(const char *name, const char **reason)
+{
+	int i, bugs = 0, wrong = 0, nul_wrong = 0, einval = 0, off_cpu = 0;
+	const char *unjudged = NULL;
+	__u64 enobufs = 0, drops = 0;
+
+	for (i = 0; i < nforms; i++) {
+		const struct cpumask_form *f = &forms[i];
+
+		print_form(name, f);
+		wrong += form_wrong(f);
+		nul_wrong += f->nul && form_wrong(f);
+		einval += f->err == -EINVAL;
+		off_cpu += f->off_cpu;
+		enobufs += f->enobufs;
+		drops += f->drops;
+		bugs += judge_form(f, &unjudged) == FORM_BUG;
+	}
+	ksft_print_msg("%s: exits_per_cpu=%d off_cpu=%d enobufs=%llu drops=%llu run_ms=%.1f\n",
+		       name, CPUMASK_EXITS_PER_CPU, off_cpu,
+		       (unsigned long long)enobufs, (unsigned long long)drops,
+		       cpumask_ms);
+	intro_figures(name, "forms=%d forms_wrong=%d nul_forms_wrong=%d refused_einval=%d",
+		      nforms, wrong, nul_wrong, einval);
+	if (bugs && !nul_wrong)
+		ksft_print_msg("%s: fix_subject=%s\n", name, CPUMASK_FIX);
+	if (bugs)
+		return KSFT_FAIL;
+	if (unjudged) {
+		*reason = unjudged;
+		return KSFT_SKIP;
+	}
+	return KSFT_PASS;
+}
+
 struct check {
 	const char *name;
 	int (*judge)(const char *name, const char **reason);
@@ -1350,26 +1647,85 @@ static const struct check checks[] = {
 	{ "delay_totals_match_threads", check_delay },
 	{ "listener_cpu_overhead", check_cpu_overhead },
 	{ "listener_exit_latency", check_exit_latency },
+	{ "register_cpumask_forms", check_cpumask },
 };
 
 /* ---- main ------------------------------------------------------------ */
 
 /*
- * Exit records go to sockets in init_net only (send_cpu_listeners() uses
- * genlmsg_unicast(&init_net, ...)), but add_del_listener() does not check
- * the network namespace. kthreadd (pid 2) always lives in init_net; its
- * ns link is readable where pid 1's may not be. -1: cannot tell.
+ * Is this process in the initial @ns ("user", "pid", "net") namespace?
+ * add_del_listener() refuses a listener with EINVAL outside the initial
+ * user and pid namespaces; exit records go to sockets in init_net only
+ * (send_cpu_listeners() uses genlmsg_unicast(&init_net, ...)), which it
+ * does not check. kthreadd (pid 2) always lives in the initial ones; its
+ * ns links are readable where pid 1's may not be. -1: cannot tell.
  */
-static int in_initial_netns(void)
+static int in_initial_ns(const char *ns)
 {
 	struct stat self, init;
-	char comm[32];
+	char comm[32], path[32];
 
+	snprintf(path, sizeof(path), "/proc/self/ns/%s", ns);
 	if (intro_read_file("/proc/2/comm", comm, sizeof(comm)) < 0 ||
-	    strcmp(comm, "kthreadd") || stat("/proc/self/ns/net", &self) ||
-	    stat("/proc/2/ns/net", &init))
+	    strcmp(comm, "kthreadd") || stat(path, &self))
+		return -1;
+	snprintf(path, sizeof(path), "/proc/2/ns/%s", ns);
+	if (stat(path, &init))
 		return -1;
 	return self.st_ino == init.st_ino && self.st_dev == init.st_dev;
+}
+
+/*
+ * Where pid 2's ns links cannot be read: a user namespace whose uid_map is
+ * not the whole identity is not the initial one (the initial one maps
+ * 0 0 4294967295, and so may a child); a pid namespace that has a pid in
+ * the /proc's namespace and in a nested one (two NSpid fields), or whose
+ * /proc has no kthreadd at pid 2, is not the initial one.
+ */
+static int in_init_user_ns(void)
+{
+	unsigned long long inner, outer, count;
+	char map[256];
+	int ns = in_initial_ns("user");
+
+	if (ns >= 0 || intro_read_file("/proc/self/uid_map", map, sizeof(map)) < 0)
+		return ns;
+	if (sscanf(map, "%llu %llu %llu", &inner, &outer, &count) != 3 ||
+	    inner || outer || count != UINT32_MAX || strchr(map, '\n'))
+		return 0;
+	return -1;
+}
+
+static int in_init_pid_ns(void)
+{
+	char status[4096], comm[32], *nspid;
+	int ns = in_initial_ns("pid"), outer, inner;
+
+	if (ns >= 0 || intro_read_file("/proc/self/status", status, sizeof(status)) < 0)
+		return ns;
+	nspid = strstr(status, "NSpid:");
+	if (!nspid)
+		return -1;
+	nspid += strlen("NSpid:");
+	nspid[strcspn(nspid, "\n")] = '\0';
+	if (sscanf(nspid, "%d %d", &outer, &inner) == 2)
+		return 0;
+	if (intro_read_file("/proc/2/comm", comm, sizeof(comm)) < 0)
+		return errno == ENOENT ? 0 : -1;
+	return !strcmp(comm, "kthreadd") ? 1 : 0;
+}
+
+/* CAP_NET_ADMIN in the effective set (genetlink's GENL_ADMIN_PERM); -1: unknown */
+static int has_net_admin(void)
+{
+	char status[4096], *eff;
+
+	if (intro_read_file("/proc/self/status", status, sizeof(status)) < 0)
+		return -1;
+	eff = strstr(status, "CapEff:");
+	if (!eff)
+		return -1;
+	return (strtoull(eff + strlen("CapEff:"), NULL, 16) >> CAP_NET_ADMIN) & 1;
 }
 
 /* One single-threaded child: does its exit record reach this socket? */
@@ -1399,9 +1755,12 @@ static const struct intro_prog prog = {
 	"2006) that sent a TGID record on every thread exit, fixed by ad4ecbcba728;\n"
 	"also against version 0 TGID records (fixed by 16c4f0211aaa), TGID records\n"
 	"without the exited threads' times (\"taskstats: retain dead thread stats\n"
-	"in TGID queries\") and the version 15 layout (fixed by 0bf2d838de1f).\n"
+	"in TGID queries\"), the version 15 layout (fixed by 0bf2d838de1f) and\n"
+	"cpumasks sent without their NUL parsed one character short (\"taskstats:\n"
+	"fix cpumask parsing cutting off the last character\").\n"
 	"An all-CPU exit listener watches children that create and join 32\n"
-	"threads at a time, then pairs of runs with and without the listener.\n"
+	"threads at a time, then pairs of runs with and without the listener;\n"
+	"then listeners registered with each cpumask form see pinned exits.\n"
 	"\n"
 	"Checks:\n"
 	"  exit_records_complete       one PID record per exited thread\n"
@@ -1415,6 +1774,9 @@ static const struct intro_prog prog = {
 	"  listener_cpu_overhead       CPU time with / without the listener <= 1.8\n"
 	"  listener_exit_latency       exit latency the listener adds <= 1.5\n"
 	"                              TASKSTATS_CMD_GET round trips\n"
+	"  register_cpumask_forms      a listener registered for \"N\", \"A-B\" or\n"
+	"                              \"A,B\", with or without the NUL, gets the\n"
+	"                              exits of exactly those CPUs\n"
 	"\n"
 	"Needs: root (CAP_NET_ADMIN), the initial user, pid and network\n"
 	"namespaces, CONFIG_TASKSTATS; two CPUs are used when available.\n",
@@ -1430,7 +1792,7 @@ int main(int argc, char **argv)
 	struct intro_budget budget;
 	struct intro_opts opts;
 	size_t i;
-	int ret, netns, result;
+	int ret, userns, pidns, netns, result;
 
 	intro_parse_opts(argc, argv, &prog, &opts);
 	ksft_print_header();
@@ -1445,39 +1807,63 @@ int main(int argc, char **argv)
 		ksft_exit_skip("built with struct taskstats version 15, withdrawn by %s\n",
 			       V15_FIX);
 
-	if (nl_open())
+	userns = in_init_user_ns();
+	pidns = in_init_pid_ns();
+	netns = in_initial_ns("net");
+	ksft_print_msg("taskstats: init_user_ns=%d init_pid_ns=%d init_net=%d cap_net_admin=%d\n",
+		       userns, pidns, netns, has_net_admin());
+	ret = nl_open();
+	if (ret) {
+		ksft_print_msg("taskstats: socket_errno=%d\n", -ret);
 		ksft_exit_skip("generic netlink socket unavailable\n");
+	}
 	ts_family = resolve_family();
-	if (ts_family <= 0)
-		ksft_exit_skip("taskstats genetlink family not found\n");
+	if (ts_family == -ENOENT)
+		ksft_exit_skip("no taskstats genetlink family: kernel without CONFIG_TASKSTATS\n");
+	if (ts_family <= 0) {
+		errno = -ts_family;
+		ksft_exit_fail_perror("resolve the taskstats family");
+	}
 	prepare_deregister();
 	ret = listener_ctl(true);
+	if (ret)
+		ksft_print_msg("taskstats: register_errno=%d\n", -ret);
+	/* GENL_ADMIN_PERM: netlink_capable(), i.e. capable() in init_user_ns */
 	if (ret == -EPERM)
-		ksft_exit_skip("registering an exit listener needs CAP_NET_ADMIN\n");
-	if (ret == -EINVAL)
-		ksft_exit_skip("listener refused outside the initial user and pid namespace\n");
+		ksft_exit_skip("listener needs CAP_NET_ADMIN in the initial user namespace\n");
+	if (ret == -EINVAL && !userns)
+		ksft_exit_skip("listener refused outside the initial user namespace\n");
+	if (ret == -EINVAL && !pidns)
+		ksft_exit_skip("listener refused outside the initial pid namespace\n");
+	if (ret == -EINVAL && (userns < 0 || pidns < 0))
+		ksft_exit_skip("listener refused, user and pid namespaces unknown\n");
 	if (ret) {
 		errno = -ret;
 		ksft_exit_fail_perror("register exit listener");
 	}
-	netns = in_initial_netns();
 	if (!netns)
 		ksft_exit_skip("not in the initial network namespace\n");
 	if (setsockopt(nl_fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
-		       sizeof(rcvbuf)))
+		       sizeof(rcvbuf))) {
+		ksft_print_msg("taskstats: rcvbufforce_errno=%d\n", errno);
 		ksft_exit_skip("cannot force the socket receive buffer\n");
+	}
 
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shared == MAP_FAILED)
 		ksft_exit_fail_perror("mmap");
 	ncpus = intro_usable_cpus(cpus, INTRO_MAX_CPUS);
+	if (ncpus < 1)
+		ksft_exit_fail_perror("sched_getaffinity");
 	if (ncpus >= 2) {
 		cpu_child = cpus[ncpus - 1];
 		intro_pin(0, cpus[0]);
 	}
-	if (netns < 0 && !records_delivered(cpu_child))
+	if (netns < 0 && !records_delivered(cpu_child)) {
+		ksft_print_msg("taskstats: probe_records=0 init_net=%d\n", netns);
 		ksft_exit_skip("no exit records delivered, network namespace unknown\n");
+	}
 
 	jiffy_us = intro_jiffy_ns() / NSEC_PER_USEC;
 	ksft_set_plan(ARRAY_SIZE(checks));
@@ -1485,6 +1871,7 @@ int main(int argc, char **argv)
 	records_phase(cpu_child, RUN_DEFAULT_S * opts.scale * RECORDS_SHARE);
 	overhead_phase(&opts, cpu_child, &budget);
 	listener_ctl(false);
+	cpumask_phase(cpus, ncpus);
 
 	for (i = 0; i < ARRAY_SIZE(checks); i++) {
 		reason = NULL;
