@@ -13,11 +13,22 @@
  *
  * Invariants, on a target blocked in read() that holds N one-page shared
  * anonymous mappings (each its own shmem object, so none can merge): per
- * VMA, smaps costs a bounded multiple of maps and smaps_rollup a fraction
- * of smaps; the per-VMA cost does not grow with N; smaps_rollup equals the
- * sum over the smaps entries; maps lists every VMA once, in order.
+ * VMA, each file costs a bounded multiple of the target's own mincore()
+ * over the same mappings (code outside fs/proc/task_mmu.c), smaps a bounded
+ * multiple of maps and of smaps_rollup; the per-VMA cost does not grow
+ * with N; smaps_rollup equals the sum over the smaps entries; maps lists
+ * every VMA once, in order.
+ *
+ * And while a target maps, unmaps, splits and faults beside mappings it
+ * never touches: every read of maps and smaps reports each of those with
+ * its range, smaps_rollup's Rss stays within what the change allows, and
+ * the reader's CPU stays near that of a quiet read. A mapping after one
+ * unmapped between two read() calls was lost until 855af072b5e4 ("mm,
+ * proc: Fix region lost in /proc/self/smaps", 2016); since 6.17 maps is
+ * read under per-VMA locks, not mmap_lock.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -25,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -33,19 +45,37 @@
 /* ---- Bounds --------------------------------------------------------------- */
 
 /*
+ * Each file's reader CPU per VMA against the target's own CPU per VMA in
+ * mincore() over the same mappings: a VMA lookup and a page table walk
+ * outside fs/proc/task_mmu.c, so a cost added to code the files share
+ * (show_map_vma(), m_start()) moves the ratio. Healthy maps read 1.1 to
+ * 1.7, smaps 3.5 to 7, smaps_rollup 0.5 to 1; a show_map_vma() 20 us
+ * slower per VMA lifts maps to 5 and more, a rollup that stopped walking
+ * reads near 0. The bounds sit 2.5 times outside the healthy range.
+ */
+#define MAPS_REF_MIN_RATIO	0.4
+#define MAPS_REF_MAX_RATIO	4.0
+#define SMAPS_REF_MIN_RATIO	1.4
+#define SMAPS_REF_MAX_RATIO	17.0
+#define ROLLUP_REF_MIN_RATIO	0.2
+#define ROLLUP_REF_MAX_RATIO	2.5
+
+/*
  * smaps/maps reader CPU per VMA: healthy kernels read 3.7 to 8 (the top on
  * slow CPUs, where formatting weighs more). A show_smap() 20 us slower per
- * VMA, or the revert of d1be35cb6f96, reads 9.2 and more.
+ * VMA, or the revert of d1be35cb6f96, reads 9.2 and more; an smaps that
+ * stopped walking page tables falls towards 1.
  */
+#define SMAPS_MAPS_MIN_RATIO	1.5
 #define SMAPS_MAPS_MAX_RATIO	9.0
 
 /*
  * smaps/smaps_rollup: the rollup walks the same page tables but prints once,
- * so it stays several times cheaper (healthy 4.5 and more); at 2 it has lost
- * its reason to exist. No upper bound: smaps_vs_maps_cost catches smaps-only
- * cost.
+ * so it stays several times cheaper (healthy 4.5 to 33); at 2 it has lost
+ * its reason to exist, and a rollup that walks nothing reads over 1000.
  */
 #define SMAPS_ROLLUP_MIN_RATIO	2.0
+#define SMAPS_ROLLUP_MAX_RATIO	100.0
 
 /*
  * Per-VMA CPU at N over that at N/4, for maps and smaps (read in many read()
@@ -67,6 +97,21 @@
  * by a few kB. A triple that moved more is retried; page counts must not move.
  */
 #define PSS_DRIFT_MAX_KB	4
+
+/*
+ * smaps_rollup of the churner while it changes: its quiet Rss less what
+ * its own stack and data may give back, up to that plus every slot page
+ * faulted in; a rollup that loses or repeats VMAs past a dropped lock
+ * leaves the range.
+ */
+#define ROLLUP_SLACK_KB		256
+
+/*
+ * Reader CPU per entry while the target changes over the same when it is
+ * still, worst of the three files. Lock waits are not CPU; a reader that
+ * retries or re-walks VMAs is.
+ */
+#define CHURN_COST_MAX_RATIO	8.0
 
 /* ---- Sizing and time ------------------------------------------------------ */
 
@@ -101,6 +146,15 @@
 #define MEMINFO_BYTES		8192
 #define PATH_LEN		64
 #define RATIOS_LEN		1024	/* one evidence line of per-rep ratios */
+#define REF_RUNS		64	/* address runs mincore() covers */
+#define CHURN_PAIRS		128	/* stable mappings, each before a slot */
+#define SLOT_PAGES		4	/* pages of a churning slot */
+#define CHURN_READ_BYTES	1024	/* read() size: many resumes per file */
+#define CHURN_FRACTION		0.1	/* of the budget, reads under change */
+#define CHURN_MAX_READS		200	/* of each file, under change */
+#define CHURN_MIN_READS		3	/* under change, to judge a file */
+#define CHURN_SEED		0x9e3779b97f4a7c15ULL	/* xorshift, any non-zero */
+#define REF_VEC_PAGES		4096	/* pages per mincore() call */
 
 static const struct intro_prog prog = {
 	.usage =
@@ -111,16 +165,26 @@ static const struct intro_prog prog = {
 	"formatting was half of what smaps cost on a process with many mappings;\n"
 	"smaps_rollup (493b0e9d945f, v4.14) and a faster printer (d1be35cb6f96, v4.17)\n"
 	"followed. Two targets hold N and N/4 one-page shared mappings; costs are the\n"
-	"reader's CPU time per VMA, median over interleaved repetitions.\n"
+	"reader's CPU time per VMA, median over interleaved repetitions, against the\n"
+	"target's own mincore() over its mappings. A third target changes while read.\n"
 	"\n"
 	"Checks:\n"
-	"  smaps_vs_maps_cost       smaps/maps cost per VMA <= 9\n"
-	"  smaps_vs_rollup_cost     smaps/smaps_rollup cost per VMA >= 2\n"
+	"  maps_cost                maps/mincore() cost per VMA in 0.4..4\n"
+	"  smaps_cost               smaps/mincore() cost per VMA in 1.4..17\n"
+	"  smaps_rollup_cost        smaps_rollup/mincore() cost per VMA in 0.2..2.5\n"
+	"  smaps_vs_maps_cost       smaps/maps cost per VMA in 1.5..9\n"
+	"  smaps_vs_rollup_cost     smaps/smaps_rollup cost per VMA in 2..100\n"
 	"  per_vma_cost_scaling     cost per VMA at N / at N/4 <= 2 (maps and smaps)\n"
 	"  rollup_equals_smaps_sum  smaps_rollup fields equal the smaps sums (PSS\n"
 	"                           within one kB per entry)\n"
 	"  vma_count                maps lists every mapping once, in order; smaps\n"
 	"                           has as many entries\n"
+	"  changing_maps_complete   maps of a target that maps, unmaps, splits and\n"
+	"                           faults while read in 1 kB read()s: every mapping\n"
+	"                           it never touches is listed, no line malformed\n"
+	"  changing_smaps_complete  the same for smaps (and their Rss one page)\n"
+	"  changing_rollup_rss      its smaps_rollup Rss within what the change allows\n"
+	"  changing_read_cost       reader CPU per entry, changing / quiet <= 8\n"
 	"\n"
 	"Needs: CONFIG_PROC_PAGE_MONITOR, CONFIG_SHMEM; no privilege. Uses up to\n"
 	"65536 x scale mappings, within vm.max_map_count and a quarter of\n"
@@ -129,7 +193,9 @@ static const struct intro_prog prog = {
 	.max_scale = MAX_SCALE,
 };
 
-enum file_kind { F_MAPS, F_SMAPS, F_ROLLUP, NR_FILES };
+/* the three files, then the reference: mincore() over the same mappings */
+enum file_kind { F_MAPS, F_SMAPS, F_ROLLUP, NR_FILES, C_MINCORE = NR_FILES,
+		 NR_COSTS };
 
 static const char * const file_names[NR_FILES] = {
 	"maps", "smaps", "smaps_rollup",
@@ -147,15 +213,67 @@ struct target {
 	long vmas;		/* lines in maps after the last grow */
 };
 
+enum target_op { OP_GROW, OP_MINCORE };
+
 struct target_cmd {
-	long total;		/* hold this many mappings; 0: exit */
+	long total;		/* OP_GROW: hold this many mappings; 0: exit */
+	enum target_op op;
 };
 
 struct target_ack {
 	long created;
 	long locked;
 	int err;
+	long ref_vmas;			/* OP_MINCORE: mappings it covered */
+	unsigned long long ref_cpu_ns;	/* and its thread CPU time */
 };
+
+/* Address ranges of adjacent one-page mappings, for mincore() */
+struct page_run {
+	char *lo, *hi;
+};
+
+static struct page_run runs[REF_RUNS];
+static int nr_runs;
+
+static void add_to_runs(char *p, long page)
+{
+	struct page_run *r = nr_runs ? &runs[nr_runs - 1] : NULL;
+
+	if (r && p + page == r->lo)
+		r->lo = p;
+	else if (r && p == r->hi)
+		r->hi += page;
+	else if (nr_runs < REF_RUNS)
+		runs[nr_runs++] = (struct page_run){ p, p + page };
+}
+
+/*
+ * The reference cost: mincore() over every run of mappings, in chunks of
+ * REF_VEC_PAGES. It finds each VMA (vma_lookup()) and walks its page table
+ * from mm/mincore.c, outside fs/proc/task_mmu.c.
+ */
+static void time_mincore(struct target_ack *ack, long page)
+{
+	static unsigned char vec[REF_VEC_PAGES];
+	unsigned long long c0 = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	long len, pages = 0;
+	char *p;
+	int i;
+
+	ack->err = 0;
+	for (i = 0; i < nr_runs; i++)
+		for (p = runs[i].lo; p < runs[i].hi; p += len) {
+			len = runs[i].hi - p;
+			if (len > REF_VEC_PAGES * page)
+				len = REF_VEC_PAGES * page;
+			if (mincore(p, len, vec))
+				ack->err = errno;
+			pages += len / page;
+		}
+	ack->ref_cpu_ns = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+	ack->ref_vmas = pages;
+}
 
 /* How many mappings to mlock(): LOCK_VMAS pages, fewer if RLIMIT_MEMLOCK is. */
 static long lockable_pages(long page)
@@ -220,6 +338,12 @@ static void target_main(int cmd_fd, int ack_fd)
 	if (write(ack_fd, &ack, sizeof(ack)) != sizeof(ack))
 		_exit(0);
 	while (read(cmd_fd, &cmd, sizeof(cmd)) == sizeof(cmd) && cmd.total) {
+		if (cmd.op == OP_MINCORE) {
+			time_mincore(&ack, page);
+			if (write(ack_fd, &ack, sizeof(ack)) != sizeof(ack))
+				break;
+			continue;
+		}
 		ack.err = 0;
 		while (ack.created < cmd.total) {
 			p = mmap(NULL, page, PROT_READ | PROT_WRITE,
@@ -233,6 +357,7 @@ static void target_main(int cmd_fd, int ack_fd)
 					 __ATOMIC_RELAXED);
 			if (ack.created < LOCK_VMAS)
 				lock_addr[ack.created] = p;
+			add_to_runs(p, page);
 			ack.created++;
 		}
 		while (ack.locked < want_locked && ack.locked < ack.created &&
@@ -286,6 +411,25 @@ static int target_start(struct target *t)
 	return 0;
 }
 
+/* The target's reference cost: its CPU ns in mincore(), *@vmas covered. */
+static int target_mincore(struct target *t, unsigned long long *cpu_ns,
+			  long *vmas)
+{
+	struct target_cmd cmd = { .total = 1, .op = OP_MINCORE };
+	struct target_ack ack;
+
+	if (write(t->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
+		return -1;
+	if (read(t->ack_fd, &ack, sizeof(ack)) != sizeof(ack)) {
+		errno = EPIPE;
+		return -1;
+	}
+	*cpu_ns = ack.ref_cpu_ns;
+	*vmas = ack.ref_vmas;
+	errno = ack.err;
+	return ack.err ? -1 : 0;
+}
+
 static void target_stop(struct target *t)
 {
 	if (t->pid <= 0)
@@ -299,7 +443,7 @@ static void target_stop(struct target *t)
 /* Make @t hold @total mappings; 0, or -1 if it could not (errno set). */
 static int target_grow(struct target *t, long total)
 {
-	struct target_cmd cmd = { .total = total };
+	struct target_cmd cmd = { .total = total, .op = OP_GROW };
 	struct target_ack ack;
 
 	if (write(t->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
@@ -587,10 +731,11 @@ struct smaps_bench {
 	struct text text;
 	int reps;
 	int reps_max;
-	/* [target][file][rep] */
-	double *cpu_ns[NR_TARGETS][NR_FILES];
-	double *wall_ns[NR_TARGETS][NR_FILES];
+	/* [target][file or C_MINCORE][rep] */
+	double *cpu_ns[NR_TARGETS][NR_COSTS];
+	double *wall_ns[NR_TARGETS][NR_COSTS];
 	size_t bytes[NR_TARGETS][NR_FILES];
+	long ref_vmas[NR_TARGETS];	/* mappings mincore() covered */
 	/* consistency */
 	struct kb_sums rollup, sum;
 	struct maps_shape shape[NR_TARGETS];
@@ -776,6 +921,10 @@ static void build_targets(void)
 		read_ns += plan_ns(cal[i].wall_ns, cal[i].cpu_ns);
 	}
 	t0 = intro_now_ns();
+	if (target_mincore(s, &c0, &n))
+		bail("mincore() in the target");
+	read_ns += plan_ns(intro_now_ns() - t0, c0);
+	t0 = intro_now_ns();
 	c0 = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	proc_path(path, sizeof(path), s->pid, F_SMAPS);
 	if (slurp(path, &bench.text))
@@ -937,13 +1086,13 @@ static void check_consistency(void)
 
 static void measure_costs(void)
 {
+	unsigned long long rep_start, rep_ns = 0, left, reserve, ref_ns;
 	struct read_cost c[NR_FILES];
-	unsigned long long rep_start, rep_ns = 0, left, reserve;
 	int i, f, k, ti;
 
 	reserve = (unsigned long long)(RESERVE_FRACTION * bench.budget.limit_ns);
 	for (k = 0; k < NR_TARGETS; k++)
-		for (f = 0; f < NR_FILES; f++) {
+		for (f = 0; f < NR_COSTS; f++) {
 			bench.cpu_ns[k][f] = calloc(bench.reps_max, sizeof(double));
 			bench.wall_ns[k][f] = calloc(bench.reps_max, sizeof(double));
 			if (!bench.cpu_ns[k][f] || !bench.wall_ns[k][f])
@@ -958,11 +1107,15 @@ static void measure_costs(void)
 		for (k = 0; k < NR_TARGETS; k++) {
 			ti = (k + i) % NR_TARGETS;
 			read_all(&bench.tgt[ti], i, c);
+			if (target_mincore(&bench.tgt[ti], &ref_ns,
+					   &bench.ref_vmas[ti]))
+				bail("mincore() in the target");
 			for (f = 0; f < NR_FILES; f++) {
 				bench.cpu_ns[ti][f][i] = (double)c[f].cpu_ns;
 				bench.wall_ns[ti][f][i] = (double)c[f].wall_ns;
 				bench.bytes[ti][f] = c[f].bytes;
 			}
+			bench.cpu_ns[ti][C_MINCORE][i] = (double)ref_ns;
 		}
 		rep_ns = intro_now_ns() - rep_start;
 		bench.reps++;
@@ -974,10 +1127,16 @@ struct ratio {
 	double median, min, max;
 };
 
+/* CPU ns per VMA of cost @f of target @t in repetition @i */
+static double ns_per_vma(int t, int f, int i)
+{
+	return bench.cpu_ns[t][f][i] /
+	       (f == C_MINCORE ? bench.ref_vmas[t] : bench.tgt[t].vmas);
+}
+
 static double rep_ratio(int i, int ta, int fa, int tb, int fb)
 {
-	return (bench.cpu_ns[ta][fa][i] / bench.tgt[ta].vmas) /
-	       (bench.cpu_ns[tb][fb][i] / bench.tgt[tb].vmas);
+	return ns_per_vma(ta, fa, i) / ns_per_vma(tb, fb, i);
 }
 
 static struct ratio cost_ratio(int ta, int fa, int tb, int fb)
@@ -1003,7 +1162,8 @@ static struct ratio cost_ratio(int ta, int fa, int tb, int fb)
 static double us_per_vma(int t, int f)
 {
 	return intro_median(bench.cpu_ns[t][f], bench.reps, false) /
-	       bench.tgt[t].vmas / NSEC_PER_USEC;
+	       (f == C_MINCORE ? bench.ref_vmas[t] : bench.tgt[t].vmas) /
+	       NSEC_PER_USEC;
 }
 
 /* Append @v to the comma-separated list in @line of @cap bytes. */
@@ -1054,6 +1214,606 @@ static void print_cost(int t, int f)
 		print_samples(t, f);
 }
 
+/* ---- Reading a target that changes ----------------------------------------- */
+
+/*
+ * The churner holds CHURN_PAIRS one-page shared mappings that it never
+ * touches ("stable"), each followed by a slot of SLOT_PAGES pages that it
+ * maps, unmaps, splits, faults and zaps at random while the parent reads
+ * its maps, smaps and smaps_rollup in CHURN_READ_BYTES read() calls. A
+ * read() ends every ten-odd maps lines and every smaps entry, and each next
+ * one resumes in m_start(): every stable mapping sits beside a VMA that may
+ * have gone away by then.
+ */
+enum churn_op { CH_UNMAP, CH_MAP, CH_SPLIT, CH_FAULT, CH_ZAP };
+enum slot_state { SLOT_NONE, SLOT_RW, SLOT_SPLIT, SLOT_HOLE };
+/*
+ * Quiet reads; reads while the churner changes slots freely; reads that
+ * stop after each read() while it unmaps the slot after the last record
+ * received, the VMA the next read() resumes at.
+ */
+enum churn_kind { CK_QUIET, CK_CHANGING, CK_STEPPED, NR_CHURN_KINDS };
+
+/* what the parent asks of the churner */
+struct churn_cmd {
+	enum { CC_RUN, CC_STEP } op;
+	unsigned long addr;	/* CC_STEP: the last record begun */
+};
+
+/* on a page the parent shares with the churner */
+struct churn_ctl {
+	unsigned long ops;	/* free changes made so far */
+	unsigned long resume_unmaps;	/* steps that unmapped a slot */
+	int stop;		/* parent: end the free churn */
+};
+
+struct churner {
+	pid_t pid;
+	int cmd_fd, ack_fd;
+	struct churn_ctl *ctl;
+	unsigned long area;	/* first stable mapping */
+};
+
+static unsigned long long churn_next(unsigned long long *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * A slot that goes away between two read()s is what a resuming reader can
+ * trip on, so unmapping and mapping again are drawn twice as often.
+ */
+static const enum churn_op churn_ops[] = {
+	CH_UNMAP, CH_MAP, CH_UNMAP, CH_MAP, CH_SPLIT, CH_FAULT, CH_ZAP, CH_FAULT,
+};
+
+/* One random change to a slot; errors (a slot already a hole) are fine. */
+static void churn_once(char *area, long page, unsigned char *state,
+		       unsigned long long *x)
+{
+	unsigned long long r = churn_next(x);
+	long i = (long)(r % CHURN_PAIRS), k;
+	size_t len = SLOT_PAGES * page;
+	char *slot = area + (i * (1 + SLOT_PAGES) + 1) * page;
+
+	switch (churn_ops[(r >> 32) % ARRAY_SIZE(churn_ops)]) {
+	case CH_UNMAP:
+		munmap(slot, len);
+		state[i] = SLOT_HOLE;
+		break;
+	case CH_MAP:
+		if (mmap(slot, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+		    MAP_FAILED)
+			state[i] = SLOT_RW;
+		break;
+	case CH_SPLIT:
+		if (!mprotect(slot + page, page, PROT_READ) &&
+		    state[i] == SLOT_RW)
+			state[i] = SLOT_SPLIT;
+		break;
+	case CH_FAULT:
+		for (k = 0; k < SLOT_PAGES && state[i] == SLOT_RW; k++)
+			store_same(slot + k * page);
+		if (state[i] == SLOT_SPLIT)
+			store_same(slot);
+		break;
+	default:
+		madvise(slot, len, MADV_DONTNEED);
+		break;
+	}
+}
+
+/*
+ * A step: map back the slot unmapped at the last step, then unmap the slot
+ * after the pair that holds @addr, so that the VMA a reader resumes at is
+ * gone when it resumes.
+ */
+static bool churn_step(char *area, long page, unsigned char *state,
+		       unsigned long addr, long *gone)
+{
+	size_t stride = (1 + SLOT_PAGES) * page, len = SLOT_PAGES * page;
+	unsigned long i = (addr - (unsigned long)area) / stride;
+
+	if (*gone >= 0 &&
+	    mmap(area + *gone * stride + page, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED)
+		state[*gone] = SLOT_RW;
+	*gone = -1;
+	if (addr < (unsigned long)area || i >= CHURN_PAIRS ||
+	    state[i] == SLOT_HOLE)
+		return false;
+	munmap(area + i * stride + page, len);
+	state[i] = SLOT_HOLE;
+	*gone = (long)i;
+	return true;
+}
+
+/*
+ * The churner: reserve the area, map the stable pages into it (the slots
+ * stay PROT_NONE pieces of the reservation), send the area's address, then
+ * churn on each command byte until ctl->stop, answering with one byte.
+ */
+static void churner_main(struct churn_ctl *ctl, int cmd_fd, int ack_fd)
+{
+	static unsigned char state[CHURN_PAIRS];
+	long page = sysconf(_SC_PAGESIZE), i;
+	unsigned long long x = CHURN_SEED;
+	size_t stride = (1 + SLOT_PAGES) * page;
+	struct churn_cmd cmd;
+	long gone = -1;
+	char *area, *p, c = 0;
+
+	area = mmap(NULL, CHURN_PAIRS * stride, PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	for (i = 0; area != MAP_FAILED && i < CHURN_PAIRS; i++) {
+		p = mmap(area + i * stride, page, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED | MAP_POPULATE,
+			 -1, 0);
+		if (p == MAP_FAILED)
+			area = MAP_FAILED;
+		else
+			store_same(p);
+	}
+	if (write(ack_fd, &area, sizeof(area)) != sizeof(area) ||
+	    area == MAP_FAILED)
+		_exit(0);
+	while (read(cmd_fd, &cmd, sizeof(cmd)) == sizeof(cmd)) {
+		if (cmd.op == CC_STEP &&
+		    churn_step(area, page, state, cmd.addr, &gone))
+			__atomic_add_fetch(&ctl->resume_unmaps, 1,
+					   __ATOMIC_RELAXED);
+		while (cmd.op == CC_RUN &&
+		       !__atomic_load_n(&ctl->stop, __ATOMIC_ACQUIRE)) {
+			churn_once(area, page, state, &x);
+			__atomic_add_fetch(&ctl->ops, 1, __ATOMIC_RELAXED);
+		}
+		if (write(ack_fd, &c, 1) != 1)
+			break;
+	}
+	_exit(0);
+}
+
+static void churner_stop(struct churner *ch)
+{
+	if (ch->pid <= 0)
+		return;
+	close(ch->cmd_fd);
+	close(ch->ack_fd);
+	intro_kill_wait(ch->pid);
+	munmap(ch->ctl, sizeof(*ch->ctl));
+	ch->pid = -1;
+}
+
+static int churner_start(struct churner *ch)
+{
+	int cmd[2], ack[2];
+	char *area;
+
+	ch->pid = -1;
+	ch->ctl = mmap(NULL, sizeof(*ch->ctl), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (ch->ctl == MAP_FAILED)
+		return -1;
+	if (pipe2(cmd, O_CLOEXEC))
+		return -1;
+	if (pipe2(ack, O_CLOEXEC)) {
+		close(cmd[0]);
+		close(cmd[1]);
+		return -1;
+	}
+	ch->pid = intro_fork();
+	if (!ch->pid) {
+		close(cmd[1]);
+		close(ack[0]);
+		churner_main(ch->ctl, cmd[0], ack[1]);
+	}
+	close(cmd[0]);
+	close(ack[1]);
+	ch->cmd_fd = cmd[1];
+	ch->ack_fd = ack[0];
+	if (ch->pid < 0 ||
+	    read(ch->ack_fd, &area, sizeof(area)) != sizeof(area) ||
+	    area == MAP_FAILED) {
+		churner_stop(ch);
+		errno = ch->pid < 0 ? errno : ENOMEM;
+		return -1;
+	}
+	ch->area = (unsigned long)area;
+	return 0;
+}
+
+/* What the reads of one file found. */
+struct churn_file {
+	int reads[NR_CHURN_KINDS];
+	int reads_changed;	/* reads during which the churner changed */
+	double *cpu_ns_per_entry[NR_CHURN_KINDS];
+	long missing;		/* stable mappings not reported, all reads */
+	long torn;		/* lines overlapping a stable one, not it */
+	long malformed;		/* lines or entries not as printed */
+	long rss_out;		/* smaps: stable Rss not one page; rollup */
+	unsigned long first_missing;
+	char first_bad[RATIOS_LEN];
+	/* rollup min, max: [CK_QUIET], [CK_CHANGING] for every changing read */
+	unsigned long long rss_kb[NR_CHURN_KINDS][2];
+};
+
+struct churn_run {
+	struct churner ch;
+	struct churn_file file[NR_FILES];
+	unsigned long ops;	/* free changes during the changing reads */
+	unsigned long resume_unmaps;	/* slots unmapped at read() boundaries */
+	bool changed;		/* a changing round has begun */
+	double seconds;
+	long page_kb;
+};
+
+static struct churn_run churn;
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+/* Skip 1 or more of the characters @ok accepts, at least @min; NULL if not. */
+static const char *skip_run(const char *p, const char *end, int min,
+			    bool (*ok)(char))
+{
+	const char *q = p;
+
+	while (q < end && ok(*q))
+		q++;
+	return q - p >= min ? q : NULL;
+}
+
+static bool is_dec(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ';
+}
+
+static const char *expect(const char *p, const char *end, char c)
+{
+	return p && p < end && *p == c ? p + 1 : NULL;
+}
+
+/*
+ * Is [@p, @end) a maps line as show_vma_header_prefix() prints it:
+ * "lo-hi rwxp offset maj:min inode[ name]", lo < hi, both page aligned?
+ */
+static bool parse_header(const char *p, const char *end, unsigned long *lo,
+			 unsigned long *hi)
+{
+	const char *q = skip_run(p, end, 1, is_hex);
+	unsigned long mask = (unsigned long)churn.page_kb * 1024 - 1;
+
+	*lo = strtoul(p, NULL, 16);
+	q = expect(q, end, '-');
+	if (!q)
+		return false;
+	*hi = strtoul(q, NULL, 16);
+	q = expect(skip_run(q, end, 1, is_hex), end, ' ');
+	if (!q || end - q < 5 || !strchr("r-", q[0]) || !strchr("w-", q[1]) ||
+	    !strchr("x-", q[2]) || !strchr("sp", q[3]) || q[4] != ' ')
+		return false;
+	q = expect(skip_run(q + 5, end, 8, is_hex), end, ' ');
+	q = q ? expect(skip_run(q, end, 2, is_hex), end, ':') : NULL;
+	q = q ? skip_run(q, end, 2, is_hex) : NULL;
+	q = q ? expect(q, end, ' ') : NULL;
+	q = q ? skip_run(q, end, 1, is_dec) : NULL;
+	return q && (q == end || *q == ' ') && *lo < *hi &&
+	       !(*lo & mask) && !(*hi & mask);
+}
+
+/* "Name:   N kB", "Name:   N" or "VmFlags: ..." as __show_smap() prints. */
+static bool field_line_ok(const char *p, const char *end)
+{
+	const char *q = p;
+
+	while (q < end && (isalnum((unsigned char)*q) || *q == '_'))
+		q++;
+	if (q == p || q == end || *q != ':' || !isupper((unsigned char)*p))
+		return false;
+	if (q - p == 7 && !memcmp(p, "VmFlags", 7))
+		return true;
+	q = skip_run(q + 1, end, 1, is_blank);
+	q = q ? skip_run(q, end, 1, is_dec) : NULL;
+	return q && (q == end || (end - q == 3 && !memcmp(q, " kB", 3)));
+}
+
+static void note_bad(struct churn_file *cf, const char *p, const char *nl)
+{
+	if (!cf->first_bad[0])
+		snprintf(cf->first_bad, sizeof(cf->first_bad), "%.*s",
+			 (int)(nl - p < 120 ? nl - p : 120), p);
+}
+
+/*
+ * Scan one read of maps or smaps of the churner: every header well formed,
+ * every stable mapping reported with its exact range (and, in smaps, Rss of
+ * one page), no line that overlaps one otherwise, smaps entries complete.
+ */
+static void scan_churn_read(const struct text *t, struct churn_file *cf,
+			    bool smaps)
+{
+	static unsigned char seen[CHURN_PAIRS];
+	unsigned long lo, hi, stride = (1 + SLOT_PAGES) * churn.page_kb * 1024;
+	unsigned long area = churn.ch.area, area_end = area + CHURN_PAIRS * stride;
+	const char *p = t->p, *end = t->p + t->len, *nl;
+	long fields = -1, in_entry = -1, stable = -1, i;
+
+	memset(seen, 0, sizeof(seen));
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if (smaps && isupper((unsigned char)*p)) {
+			if (!field_line_ok(p, nl) || in_entry < 0) {
+				cf->malformed++;
+				note_bad(cf, p, nl);
+			}
+			if (in_entry >= 0)
+				in_entry++;
+			if (stable >= 0 && !strncmp(p, "Rss:", 4) &&
+			    strtoul(p + 4, NULL, 10) != (unsigned long)churn.page_kb) {
+				cf->rss_out++;
+				note_bad(cf, p, nl);
+			}
+			continue;
+		}
+		if (smaps && in_entry >= 0) {
+			if (fields < 0)
+				fields = in_entry;
+			else if (in_entry != fields)
+				cf->malformed++;
+		}
+		in_entry = 0;
+		stable = -1;
+		if (!parse_header(p, nl, &lo, &hi)) {
+			cf->malformed++;
+			note_bad(cf, p, nl);
+			continue;
+		}
+		if (hi <= area || lo >= area_end)
+			continue;
+		i = (long)((lo - area) / stride);
+		if (lo == area + i * stride && hi == lo + churn.page_kb * 1024) {
+			seen[i] = 1;
+			stable = i;
+		} else if (lo < area || lo == area + i * stride ||
+			   hi > area + (i + 1) * stride) {
+			cf->torn++;
+			note_bad(cf, p, nl);
+		}
+	}
+	if (smaps && in_entry >= 0 && fields >= 0 && in_entry != fields)
+		cf->malformed++;
+	for (i = 0; i < CHURN_PAIRS; i++) {
+		if (seen[i])
+			continue;
+		if (!cf->missing)
+			cf->first_missing = area + i * stride;
+		cf->missing++;
+	}
+}
+
+/* Entries of a read: maps lines, smaps headers, 1 for smaps_rollup. */
+static long churn_entries(const struct text *t, enum file_kind f)
+{
+	const char *p = t->p, *end = t->p + t->len;
+	long n = 0;
+
+	if (f == F_ROLLUP)
+		return 1;
+	for (; p < end; p++)
+		if (p == t->p || p[-1] == '\n')
+			n += is_hex(*p);
+	return n ? n : 1;
+}
+
+/* The start of the last maps line or smaps entry begun in @t, or 0. */
+static unsigned long last_record(const struct text *t)
+{
+	const char *p = t->p + t->len, *q;
+
+	while (p > t->p) {
+		q = p - 1;
+		while (q > t->p && q[-1] != '\n')
+			q--;
+		p = q;
+		if (!is_hex(*q))
+			continue;
+		while (q < t->p + t->len && is_hex(*q))
+			q++;
+		if (q < t->p + t->len && *q == '-')
+			return strtoul(p, NULL, 16);
+	}
+	return 0;
+}
+
+/* Ask the churner to unmap the slot after the last record of @t; wait. */
+static void churner_step(const struct text *t)
+{
+	struct churn_cmd cmd = { .op = CC_STEP, .addr = last_record(t) };
+	char c;
+
+	if (write(churn.ch.cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd) ||
+	    read(churn.ch.ack_fd, &c, 1) != 1)
+		bail("step the churner");
+}
+
+/*
+ * Read @path to the end in @chunk-byte read()s into @t, a churner step
+ * between two read()s if @stepped; 0 or -1.
+ */
+static int read_text(const char *path, struct text *t, size_t chunk,
+		     bool stepped)
+{
+	ssize_t n;
+	char *p;
+	int fd;
+
+	t->len = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	do {
+		if (t->cap - t->len < chunk + 1) {
+			p = realloc(t->p, t->cap * 2 + chunk + 1);
+			if (!p) {
+				close(fd);
+				errno = ENOMEM;
+				return -1;
+			}
+			t->p = p;
+			t->cap = t->cap * 2 + chunk + 1;
+		}
+		n = read(fd, t->p + t->len, chunk);
+		if (n > 0)
+			t->len += (size_t)n;
+		if (n > 0 && stepped)
+			churner_step(t);
+	} while (n > 0);
+	close(fd);
+	if (n < 0)
+		return -1;
+	t->p[t->len] = '\0';
+	return 0;
+}
+
+/*
+ * Rollup Rss under change: at least the stable pages and the quiet Rss
+ * less slack, at most that plus every slot page faulted in.
+ */
+static unsigned long long churn_rss_lo_kb(void)
+{
+	unsigned long long q = churn.file[F_ROLLUP].rss_kb[CK_QUIET][0];
+	unsigned long long stable = CHURN_PAIRS * (unsigned long long)churn.page_kb;
+
+	q = q > ROLLUP_SLACK_KB ? q - ROLLUP_SLACK_KB : 0;
+	return q > stable ? q : stable;
+}
+
+static unsigned long long churn_rss_hi_kb(void)
+{
+	return churn.file[F_ROLLUP].rss_kb[CK_QUIET][1] + ROLLUP_SLACK_KB +
+	       (unsigned long long)CHURN_PAIRS * SLOT_PAGES * churn.page_kb;
+}
+
+/* One timed read of file @f of the churner, scanned. */
+static void churn_read(enum file_kind f, enum churn_kind k)
+{
+	struct churn_file *cf = &churn.file[f];
+	unsigned long long cpu0, *mm, rss;
+	unsigned long ops0, ops1;
+	struct kb_sums sums;
+	char path[PATH_LEN];
+
+	proc_path(path, sizeof(path), churn.ch.pid, f);
+	ops0 = __atomic_load_n(&churn.ch.ctl->ops, __ATOMIC_RELAXED);
+	cpu0 = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	if (read_text(path, &bench.text, CHURN_READ_BYTES, k == CK_STEPPED))
+		bail("read the churner's file");
+	cpu0 = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+	ops1 = __atomic_load_n(&churn.ch.ctl->ops, __ATOMIC_RELAXED);
+	cf->reads_changed += k == CK_CHANGING && ops1 != ops0;
+	cf->cpu_ns_per_entry[k][cf->reads[k]++] =
+		(double)cpu0 / churn_entries(&bench.text, f);
+	if (f != F_ROLLUP) {
+		scan_churn_read(&bench.text, cf, f == F_SMAPS);
+		return;
+	}
+	parse_smaps(&bench.text, &sums);
+	rss = sums.kb[FI_RSS];
+	/* the bounds come from the quiet reads before the first change */
+	if (k == CK_QUIET && churn.changed)
+		return;
+	mm = cf->rss_kb[k == CK_QUIET ? CK_QUIET : CK_CHANGING];
+	if (!mm[1] || rss < mm[0])
+		mm[0] = rss;
+	if (rss > mm[1])
+		mm[1] = rss;
+	if (k != CK_QUIET && (rss < churn_rss_lo_kb() ||
+			      rss > churn_rss_hi_kb()))
+		cf->rss_out++;
+}
+
+/* Let the churner change slots freely until churner_pause(). */
+static void churner_run(void)
+{
+	struct churn_cmd cmd = { .op = CC_RUN };
+	uint64_t t0 = intro_now_ns();
+	unsigned long ops0 = churn.ch.ctl->ops;
+
+	__atomic_store_n(&churn.ch.ctl->stop, 0, __ATOMIC_RELEASE);
+	if (write(churn.ch.cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
+		bail("start the churner");
+	/* the reads start once it changes; a jiffy or so on a busy CPU */
+	while (__atomic_load_n(&churn.ch.ctl->ops, __ATOMIC_RELAXED) == ops0 &&
+	       intro_now_ns() - t0 < NSEC_PER_SEC)
+		sched_yield();
+}
+
+static void churner_pause(void)
+{
+	char c;
+
+	__atomic_store_n(&churn.ch.ctl->stop, 1, __ATOMIC_RELEASE);
+	if (read(churn.ch.ack_fd, &c, 1) != 1)
+		bail("stop the churner");
+}
+
+/*
+ * Read the churner in rounds of three: still, changing freely, changing at
+ * each read() boundary (interleaved, so that load from elsewhere weighs on
+ * the quiet and the changing reads alike), for CHURN_FRACTION of the
+ * budget or CHURN_MAX_READS rounds of each kind.
+ */
+static void measure_churn(void)
+{
+	uint64_t limit = (uint64_t)(CHURN_FRACTION * bench.budget.limit_ns);
+	uint64_t t0, left;
+	enum churn_kind k;
+	int f, i;
+
+	churn.page_kb = bench.page_size / 1024;
+	if (churner_start(&churn.ch))
+		bail("fork the churner");
+	for (f = 0; f < NR_FILES; f++)
+		for (k = 0; k < NR_CHURN_KINDS; k++) {
+			churn.file[f].cpu_ns_per_entry[k] =
+				calloc(CHURN_MAX_READS, sizeof(double));
+			if (!churn.file[f].cpu_ns_per_entry[k])
+				bail("allocate samples");
+		}
+	t0 = intro_now_ns();
+	for (i = 0; i < NR_CHURN_KINDS * CHURN_MAX_READS; i++) {
+		left = intro_budget_left_ns(&bench.budget);
+		k = i % NR_CHURN_KINDS;
+		if (k == CK_QUIET && (intro_now_ns() - t0 >= limit ||
+				      left < RESERVE_FRACTION * bench.budget.limit_ns))
+			break;
+		if (k == CK_CHANGING)
+			churner_run();
+		churn.changed |= k != CK_QUIET;
+		for (f = 0; f < NR_FILES; f++)
+			churn_read((f + i / NR_CHURN_KINDS) % NR_FILES, k);
+		if (k == CK_CHANGING)
+			churner_pause();
+	}
+	churn.ops = churn.ch.ctl->ops;
+	churn.resume_unmaps = churn.ch.ctl->resume_unmaps;
+	churn.seconds = (double)(intro_now_ns() - t0) / NSEC_PER_SEC;
+	churner_stop(&churn.ch);
+}
+
 /* ---- Checks --------------------------------------------------------------- */
 
 static const char *cost_skip_reason(void)
@@ -1066,43 +1826,63 @@ static const char *cost_skip_reason(void)
 	return NULL;
 }
 
+static const char * const cost_keys[NR_COSTS] = {
+	"maps", "smaps", "rollup", "mincore",
+};
+
 /*
- * smaps against @other of the same target: an upper @bound on the ratio for
- * maps (smaps must not grow dearer), a lower one for smaps_rollup (it must
- * stay cheaper than smaps).
+ * Cost @fa against cost @fb per VMA on the large target, the median of the
+ * per-repetition ratios within [@lo, @hi].
  */
-static int judge_smaps_vs(const char *name, const char **reason,
-			  enum file_kind other, bool upper, double bound)
+static int judge_cost(const char *name, const char **reason, int fa, int fb,
+		      double lo, double hi)
 {
-	struct ratio r = cost_ratio(T_LARGE, F_SMAPS, T_LARGE, other);
-	bool ok = upper ? r.median <= bound : r.median >= bound;
+	struct ratio r = cost_ratio(T_LARGE, fa, T_LARGE, fb);
 	int result;
 
 	*reason = cost_skip_reason();
-	result = *reason ? KSFT_SKIP : ok ? KSFT_PASS : KSFT_FAIL;
-	ksft_print_msg("%s: smaps_us_per_vma=%.3f %s_us_per_vma=%.3f vmas=%ld reps=%d\n",
-		       name, us_per_vma(T_LARGE, F_SMAPS),
-		       other == F_MAPS ? "maps" : "rollup",
-		       us_per_vma(T_LARGE, other), bench.tgt[T_LARGE].vmas,
-		       bench.reps);
+	result = *reason ? KSFT_SKIP :
+		 r.median >= lo && r.median <= hi ? KSFT_PASS : KSFT_FAIL;
+	ksft_print_msg("%s: %s_us_per_vma=%.3f %s_us_per_vma=%.3f vmas=%ld reps=%d\n",
+		       name, cost_keys[fa], us_per_vma(T_LARGE, fa),
+		       cost_keys[fb], us_per_vma(T_LARGE, fb),
+		       bench.tgt[T_LARGE].vmas, bench.reps);
 	intro_figures(name,
-		      "median_ratio=%.2f min_ratio=%.2f max_ratio=%.2f bound_%s_ratio=%.1f",
-		      r.median, r.min, r.max, upper ? "hi" : "lo", bound);
+		      "median_ratio=%.2f min_ratio=%.2f max_ratio=%.2f bound_lo_ratio=%.2f bound_hi_ratio=%.1f",
+		      r.median, r.min, r.max, lo, hi);
 	if (result == KSFT_FAIL || bench.opts.verbose)
-		print_ratios(name, "per_rep_ratio", T_LARGE, F_SMAPS, T_LARGE,
-			     other);
+		print_ratios(name, "per_rep_ratio", T_LARGE, fa, T_LARGE, fb);
 	return result;
+}
+
+static int check_maps_cost(const char *name, const char **reason)
+{
+	return judge_cost(name, reason, F_MAPS, C_MINCORE, MAPS_REF_MIN_RATIO,
+			  MAPS_REF_MAX_RATIO);
+}
+
+static int check_smaps_cost(const char *name, const char **reason)
+{
+	return judge_cost(name, reason, F_SMAPS, C_MINCORE,
+			  SMAPS_REF_MIN_RATIO, SMAPS_REF_MAX_RATIO);
+}
+
+static int check_rollup_cost(const char *name, const char **reason)
+{
+	return judge_cost(name, reason, F_ROLLUP, C_MINCORE,
+			  ROLLUP_REF_MIN_RATIO, ROLLUP_REF_MAX_RATIO);
 }
 
 static int check_smaps_vs_maps(const char *name, const char **reason)
 {
-	return judge_smaps_vs(name, reason, F_MAPS, true, SMAPS_MAPS_MAX_RATIO);
+	return judge_cost(name, reason, F_SMAPS, F_MAPS, SMAPS_MAPS_MIN_RATIO,
+			  SMAPS_MAPS_MAX_RATIO);
 }
 
 static int check_smaps_vs_rollup(const char *name, const char **reason)
 {
-	return judge_smaps_vs(name, reason, F_ROLLUP, false,
-			      SMAPS_ROLLUP_MIN_RATIO);
+	return judge_cost(name, reason, F_SMAPS, F_ROLLUP,
+			  SMAPS_ROLLUP_MIN_RATIO, SMAPS_ROLLUP_MAX_RATIO);
 }
 
 static int check_scaling(const char *name, const char **reason)
@@ -1203,15 +1983,155 @@ static int check_vma_count(const char *name, const char **reason)
 	return bad ? KSFT_FAIL : KSFT_PASS;
 }
 
+static const char *churn_skip_reason(const struct churn_file *cf)
+{
+	if (cf->reads[CK_CHANGING] < CHURN_MIN_READS ||
+	    cf->reads[CK_STEPPED] < CHURN_MIN_READS)
+		return "time budget too small for reads under change";
+	if (!cf->reads_changed && !churn.resume_unmaps)
+		return "target made no change during the reads";
+	return NULL;
+}
+
+/* A fault seen is a FAIL even when too few reads ran to call it clean. */
+static int churn_verdict(const struct churn_file *cf, long faults,
+			 const char **reason)
+{
+	*reason = churn_skip_reason(cf);
+	if (faults)
+		return KSFT_FAIL;
+	return *reason ? KSFT_SKIP : KSFT_PASS;
+}
+
+/* @s with its blanks as '_', so that it stays one token of a figure line */
+static const char *one_token(char *s)
+{
+	char *p;
+
+	for (p = s; *p; p++)
+		if (*p == ' ' || *p == '\t')
+			*p = '_';
+	return s;
+}
+
+static int judge_complete(const char *name, const char **reason,
+			  enum file_kind f)
+{
+	struct churn_file *cf = &churn.file[f];
+	int result;
+
+	result = churn_verdict(cf, cf->missing + cf->torn + cf->malformed +
+			       cf->rss_out, reason);
+	ksft_print_msg("%s: reads=%d reads_changed=%d stepped_reads=%d quiet_reads=%d\n",
+		       name, cf->reads[CK_CHANGING], cf->reads_changed,
+		       cf->reads[CK_STEPPED], cf->reads[CK_QUIET]);
+	ksft_print_msg("%s: churn_ops=%lu resume_unmaps=%lu churn_s=%.2f read_bytes=%d\n",
+		       name, churn.ops, churn.resume_unmaps, churn.seconds,
+		       CHURN_READ_BYTES);
+	intro_figures(name,
+		      "missing_vmas=%ld torn_lines=%ld malformed=%ld stable_rss_bad=%ld stable_vmas=%d",
+		      cf->missing, cf->torn, cf->malformed, cf->rss_out,
+		      CHURN_PAIRS);
+	if (cf->missing)
+		ksft_print_msg("%s: first_missing_start=%#lx\n", name,
+			       cf->first_missing);
+	if (cf->first_bad[0])
+		ksft_print_msg("%s: first_bad_line=%s\n", name,
+			       one_token(cf->first_bad));
+	return result;
+}
+
+static int check_changing_maps(const char *name, const char **reason)
+{
+	return judge_complete(name, reason, F_MAPS);
+}
+
+static int check_changing_smaps(const char *name, const char **reason)
+{
+	return judge_complete(name, reason, F_SMAPS);
+}
+
+static int check_changing_rollup(const char *name, const char **reason)
+{
+	struct churn_file *cf = &churn.file[F_ROLLUP];
+	int result = churn_verdict(cf, cf->rss_out, reason);
+
+	ksft_print_msg("%s: reads=%d reads_changed=%d stepped_reads=%d quiet_rss_kb=%llu\n",
+		       name, cf->reads[CK_CHANGING], cf->reads_changed,
+		       cf->reads[CK_STEPPED], cf->rss_kb[CK_QUIET][0]);
+	intro_figures(name,
+		      "rss_out_of_bounds=%ld min_rss_kb=%llu max_rss_kb=%llu bound_lo_kb=%llu bound_hi_kb=%llu",
+		      cf->rss_out, cf->rss_kb[CK_CHANGING][0],
+		      cf->rss_kb[CK_CHANGING][1], churn_rss_lo_kb(),
+		      churn_rss_hi_kb());
+	return result;
+}
+
+/* Median CPU us per entry of the quiet reads of @f */
+static double churn_quiet_us(enum file_kind f)
+{
+	const struct churn_file *cf = &churn.file[f];
+
+	return intro_median(cf->cpu_ns_per_entry[CK_QUIET],
+			    cf->reads[CK_QUIET], false) / NSEC_PER_USEC;
+}
+
+/* Median CPU per entry of @f's changing reads over its quiet reads. */
+static double churn_cost_ratio(enum file_kind f)
+{
+	const struct churn_file *cf = &churn.file[f];
+
+	return intro_median(cf->cpu_ns_per_entry[CK_CHANGING],
+			    cf->reads[CK_CHANGING], false) /
+	       intro_median(cf->cpu_ns_per_entry[CK_QUIET],
+			    cf->reads[CK_QUIET], false);
+}
+
+static int check_changing_cost(const char *name, const char **reason)
+{
+	double r[NR_FILES], worst = 0;
+	int f, result;
+
+	*reason = NULL;
+	for (f = 0; f < NR_FILES; f++) {
+		r[f] = churn_cost_ratio(f);
+		if (!*reason)
+			*reason = churn_skip_reason(&churn.file[f]);
+		if (r[f] > worst)
+			worst = r[f];
+	}
+	result = *reason ? KSFT_SKIP :
+		 worst <= CHURN_COST_MAX_RATIO ? KSFT_PASS : KSFT_FAIL;
+	ksft_print_msg("%s: reads=%d quiet_reads=%d churn_ops=%lu\n", name,
+		       churn.file[F_MAPS].reads[CK_CHANGING],
+		       churn.file[F_MAPS].reads[CK_QUIET], churn.ops);
+	ksft_print_msg("%s: quiet_maps_us_per_line=%.3f quiet_smaps_us_per_entry=%.3f\n",
+		       name, churn_quiet_us(F_MAPS), churn_quiet_us(F_SMAPS));
+	ksft_print_msg("%s: quiet_rollup_us=%.1f\n", name,
+		       churn_quiet_us(F_ROLLUP));
+	intro_figures(name,
+		      "median_ratio=%.2f maps_ratio=%.2f smaps_ratio=%.2f rollup_ratio=%.2f bound_hi_ratio=%.1f",
+		      worst, r[F_MAPS], r[F_SMAPS], r[F_ROLLUP],
+		      CHURN_COST_MAX_RATIO);
+	return result;
+}
+
 static const struct check {
 	const char *name;
 	int (*judge)(const char *name, const char **reason);
 } checks[] = {
+	{ "maps_cost", check_maps_cost },
+	{ "smaps_cost", check_smaps_cost },
+	{ "smaps_rollup_cost", check_rollup_cost },
 	{ "smaps_vs_maps_cost", check_smaps_vs_maps },
 	{ "smaps_vs_rollup_cost", check_smaps_vs_rollup },
 	{ "per_vma_cost_scaling", check_scaling },
 	{ "rollup_equals_smaps_sum", check_rollup_sum },
 	{ "vma_count", check_vma_count },
+	{ "changing_maps_complete", check_changing_maps },
+	{ "changing_smaps_complete", check_changing_smaps },
+	{ "changing_rollup_rss", check_changing_rollup },
+	{ "changing_read_cost", check_changing_cost },
 };
 
 int main(int argc, char **argv)
@@ -1243,11 +2163,16 @@ int main(int argc, char **argv)
 	build_targets();
 	t_build = intro_budget_spent_s(&bench.budget);
 	check_consistency();
+	measure_churn();
 	t_cons = intro_budget_spent_s(&bench.budget);
 	measure_costs();
-	for (k = 0; k < NR_TARGETS && bench.reps; k++)
+	for (k = 0; k < NR_TARGETS && bench.reps; k++) {
 		for (f = 0; f < NR_FILES; f++)
 			print_cost(k, f);
+		ksft_print_msg("%s: mincore_vmas=%ld mincore_cpu_us_per_vma=%.3f\n",
+			       cost_labels[k], bench.ref_vmas[k],
+			       us_per_vma(k, C_MINCORE));
+	}
 	ksft_print_msg("phases: build_s=%.2f consistency_s=%.2f tries=%d cost_s=%.2f reps=%d\n",
 		       t_build, t_cons - t_build, bench.cons_tries,
 		       intro_budget_spent_s(&bench.budget) - t_cons, bench.reps);
@@ -1265,7 +2190,7 @@ int main(int argc, char **argv)
 		       intro_budget_spent_s(&bench.budget) - t_stop,
 		       BUDGET_S * bench.opts.scale);
 	for (k = 0; k < NR_TARGETS; k++)
-		for (f = 0; f < NR_FILES; f++) {
+		for (f = 0; f < NR_COSTS; f++) {
 			free(bench.cpu_ns[k][f]);
 			free(bench.wall_ns[k][f]);
 		}
