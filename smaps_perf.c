@@ -1855,36 +1855,6 @@ static int judge_cost(const char *name, const char **reason, int fa, int fb,
 	return result;
 }
 
-static int check_maps_cost(const char *name, const char **reason)
-{
-	return judge_cost(name, reason, F_MAPS, C_MINCORE, MAPS_REF_MIN_RATIO,
-			  MAPS_REF_MAX_RATIO);
-}
-
-static int check_smaps_cost(const char *name, const char **reason)
-{
-	return judge_cost(name, reason, F_SMAPS, C_MINCORE,
-			  SMAPS_REF_MIN_RATIO, SMAPS_REF_MAX_RATIO);
-}
-
-static int check_rollup_cost(const char *name, const char **reason)
-{
-	return judge_cost(name, reason, F_ROLLUP, C_MINCORE,
-			  ROLLUP_REF_MIN_RATIO, ROLLUP_REF_MAX_RATIO);
-}
-
-static int check_smaps_vs_maps(const char *name, const char **reason)
-{
-	return judge_cost(name, reason, F_SMAPS, F_MAPS, SMAPS_MAPS_MIN_RATIO,
-			  SMAPS_MAPS_MAX_RATIO);
-}
-
-static int check_smaps_vs_rollup(const char *name, const char **reason)
-{
-	return judge_cost(name, reason, F_SMAPS, F_ROLLUP,
-			  SMAPS_ROLLUP_MIN_RATIO, SMAPS_ROLLUP_MAX_RATIO);
-}
-
 static int check_scaling(const char *name, const char **reason)
 {
 	static const char * const keys[NR_FILES] = {
@@ -2116,15 +2086,23 @@ static int check_changing_cost(const char *name, const char **reason)
 	return result;
 }
 
+/* A cost check has no judge: judge_cost() of fa / fb within [lo, hi]. */
 static const struct check {
 	const char *name;
 	int (*judge)(const char *name, const char **reason);
+	int fa, fb;
+	double lo, hi;
 } checks[] = {
-	{ "maps_cost", check_maps_cost },
-	{ "smaps_cost", check_smaps_cost },
-	{ "smaps_rollup_cost", check_rollup_cost },
-	{ "smaps_vs_maps_cost", check_smaps_vs_maps },
-	{ "smaps_vs_rollup_cost", check_smaps_vs_rollup },
+	{ "maps_cost", NULL, F_MAPS, C_MINCORE,
+	  MAPS_REF_MIN_RATIO, MAPS_REF_MAX_RATIO },
+	{ "smaps_cost", NULL, F_SMAPS, C_MINCORE,
+	  SMAPS_REF_MIN_RATIO, SMAPS_REF_MAX_RATIO },
+	{ "smaps_rollup_cost", NULL, F_ROLLUP, C_MINCORE,
+	  ROLLUP_REF_MIN_RATIO, ROLLUP_REF_MAX_RATIO },
+	{ "smaps_vs_maps_cost", NULL, F_SMAPS, F_MAPS,
+	  SMAPS_MAPS_MIN_RATIO, SMAPS_MAPS_MAX_RATIO },
+	{ "smaps_vs_rollup_cost", NULL, F_SMAPS, F_ROLLUP,
+	  SMAPS_ROLLUP_MIN_RATIO, SMAPS_ROLLUP_MAX_RATIO },
 	{ "per_vma_cost_scaling", check_scaling },
 	{ "rollup_equals_smaps_sum", check_rollup_sum },
 	{ "vma_count", check_vma_count },
@@ -2137,6 +2115,7 @@ static const struct check {
 int main(int argc, char **argv)
 {
 	double t_build, t_cons, t_stop;
+	const struct check *c;
 	const char *reason;
 	int k, f, result;
 	size_t i;
@@ -2179,8 +2158,11 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < ARRAY_SIZE(checks); i++) {
 		reason = NULL;
-		result = checks[i].judge(checks[i].name, &reason);
-		intro_report(checks[i].name, result, reason);
+		c = &checks[i];
+		result = c->judge ? c->judge(c->name, &reason) :
+			 judge_cost(c->name, &reason, c->fa, c->fb, c->lo,
+				    c->hi);
+		intro_report(c->name, result, reason);
 	}
 	t_stop = intro_budget_spent_s(&bench.budget);
 	for (k = 0; k < NR_TARGETS; k++)
