@@ -273,7 +273,7 @@ static const char *const fault_reason[NR_RUN_FAULTS] = {
 	[RUN_NO_TRACE]	   = "PTRACE_TRACEME or PTRACE_SYSCALL refused",
 	[RUN_NO_SCHEDSTAT] = "no /proc/PID/schedstat (CONFIG_SCHED_INFO)",
 	[RUN_EXTRA_STOPS]  = "more syscall stops than syscalls made: clock reads became syscalls",
-	[RUN_FEW_SEGMENTS] = "too few segments of work within the wall time cap: CPU busy",
+	[RUN_FEW_SEGMENTS] = "too few segments of work within the wall time cap: too little CPU",
 	[RUN_CHILD_FAILED] = "the child failed",
 };
 
@@ -853,7 +853,7 @@ static const char steal_reason[] = "host steal time on the tracee's CPU";
 /* A CPU shared with other tasks: no value there proves anything. */
 static const char *unsure(const struct pool *p)
 {
-	return p->shared ? "the CPU was shared with other tasks and SCHED_FIFO was refused" :
+	return p->shared ? "the CPU was shared with other tasks; SCHED_FIFO refused or no better" :
 			   NULL;
 }
 
@@ -888,6 +888,10 @@ static const char *missing_runs(const struct check *c,
 		ksft_print_msg("%s: invalid_run=%d stops=%.0f syscalls=%.0f segments=%.0f\n",
 			       c->name, i, r->stops, r->syscalls,
 			       r->rate_points);
+		if (r->fault == RUN_FEW_SEGMENTS)
+			ksft_print_msg("%s: cpu_share=%.3f wall_ms=%.0f\n",
+				       c->name, cpu_share(r),
+				       r->wall_ns / NSEC_PER_MSEC);
 		return fault_reason[r->fault] ? fault_reason[r->fault] :
 						fault_reason[RUN_CHILD_FAILED];
 	}
@@ -1215,7 +1219,8 @@ static void print_run(const char *mode, const char *level, int rep,
  * timed work, or @max_s of wall time, both times the scale; once more with
  * the pair at SCHED_FIFO if the CPU was shared and that is allowed, and
  * every later run at SCHED_FIFO from then on (the load rarely goes away
- * within seconds, and each shared run would cost its time twice). Not a
+ * within seconds, and each shared run would cost its time twice), unless
+ * the pair got less of the CPU that way: then never again. Not a
  * cross-CPU tracee: at SCHED_FIFO it still leaves its CPU to other tasks
  * at every stop, and its utime read 1.6 beside stress-ng that way.
  */
@@ -1249,8 +1254,13 @@ static void run_one(const struct intro_budget *b, struct run_cfg cfg,
 	cfg.fifo = true;
 	measure(&cfg, &again);
 	print_run(mode, level, rep, &again);
-	if (again.valid)
+	if (again.valid && cpu_share(&again) >= cpu_share(r)) {
 		*r = again;
+		return;
+	}
+	/* a cgroup with little RT runtime: SCHED_FIFO only starves the pair */
+	plan.fifo = false;
+	plan.fifo_on = false;
 }
 
 /* each run its own sequence of segment lengths */
