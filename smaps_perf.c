@@ -373,13 +373,17 @@ static void target_main(int cmd_fd, int ack_fd)
 
 static void target_stop(struct target *t);
 
-static int target_start(struct target *t)
+/*
+ * intro_fork() with a command pipe to the child and an answer pipe back:
+ * in the child *@cmd_fd is the command read end and *@ack_fd the answer
+ * write end, in the parent the other two. Return: as intro_fork(); on -1
+ * no descriptor is left open.
+ */
+static pid_t fork_piped(int *cmd_fd, int *ack_fd)
 {
-	struct target_ack first;
 	int cmd[2], ack[2];
+	pid_t pid;
 
-	memset(t, 0, sizeof(*t));
-	t->pid = -1;
 	if (pipe2(cmd, O_CLOEXEC))
 		return -1;
 	if (pipe2(ack, O_CLOEXEC)) {
@@ -387,21 +391,31 @@ static int target_start(struct target *t)
 		close(cmd[1]);
 		return -1;
 	}
-	t->pid = intro_fork();
-	if (!t->pid) {
+	pid = intro_fork();
+	if (pid < 0) {
+		close(cmd[0]);
 		close(cmd[1]);
 		close(ack[0]);
-		target_main(cmd[0], ack[1]);
-	}
-	close(cmd[0]);
-	close(ack[1]);
-	t->cmd_fd = cmd[1];
-	t->ack_fd = ack[0];
-	if (t->pid < 0) {
-		close(t->cmd_fd);
-		close(t->ack_fd);
+		close(ack[1]);
 		return -1;
 	}
+	close(pid ? cmd[0] : cmd[1]);
+	close(pid ? ack[1] : ack[0]);
+	*cmd_fd = pid ? cmd[1] : cmd[0];
+	*ack_fd = pid ? ack[0] : ack[1];
+	return pid;
+}
+
+static int target_start(struct target *t)
+{
+	struct target_ack first;
+
+	memset(t, 0, sizeof(*t));
+	t->pid = fork_piped(&t->cmd_fd, &t->ack_fd);
+	if (!t->pid)
+		target_main(t->cmd_fd, t->ack_fd);
+	if (t->pid < 0)
+		return -1;
 	/* the first answer: its private pages are its own now */
 	if (read(t->ack_fd, &first, sizeof(first)) != sizeof(first)) {
 		target_stop(t);
@@ -1390,7 +1404,6 @@ static void churner_stop(struct churner *ch)
 
 static int churner_start(struct churner *ch)
 {
-	int cmd[2], ack[2];
 	char *area;
 
 	ch->pid = -1;
@@ -1398,28 +1411,17 @@ static int churner_start(struct churner *ch)
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (ch->ctl == MAP_FAILED)
 		return -1;
-	if (pipe2(cmd, O_CLOEXEC))
-		return -1;
-	if (pipe2(ack, O_CLOEXEC)) {
-		close(cmd[0]);
-		close(cmd[1]);
+	ch->pid = fork_piped(&ch->cmd_fd, &ch->ack_fd);
+	if (!ch->pid)
+		churner_main(ch->ctl, ch->cmd_fd, ch->ack_fd);
+	if (ch->pid < 0) {
+		munmap(ch->ctl, sizeof(*ch->ctl));
 		return -1;
 	}
-	ch->pid = intro_fork();
-	if (!ch->pid) {
-		close(cmd[1]);
-		close(ack[0]);
-		churner_main(ch->ctl, cmd[0], ack[1]);
-	}
-	close(cmd[0]);
-	close(ack[1]);
-	ch->cmd_fd = cmd[1];
-	ch->ack_fd = ack[0];
-	if (ch->pid < 0 ||
-	    read(ch->ack_fd, &area, sizeof(area)) != sizeof(area) ||
+	if (read(ch->ack_fd, &area, sizeof(area)) != sizeof(area) ||
 	    area == MAP_FAILED) {
 		churner_stop(ch);
-		errno = ch->pid < 0 ? errno : ENOMEM;
+		errno = ENOMEM;
 		return -1;
 	}
 	ch->area = (unsigned long)area;
@@ -2103,13 +2105,13 @@ static const struct check {
 	  SMAPS_MAPS_MIN_RATIO, SMAPS_MAPS_MAX_RATIO },
 	{ "smaps_vs_rollup_cost", NULL, F_SMAPS, F_ROLLUP,
 	  SMAPS_ROLLUP_MIN_RATIO, SMAPS_ROLLUP_MAX_RATIO },
-	{ "per_vma_cost_scaling", check_scaling },
-	{ "rollup_equals_smaps_sum", check_rollup_sum },
-	{ "vma_count", check_vma_count },
-	{ "changing_maps_complete", check_changing_maps },
-	{ "changing_smaps_complete", check_changing_smaps },
-	{ "changing_rollup_rss", check_changing_rollup },
-	{ "changing_read_cost", check_changing_cost },
+	{ .name = "per_vma_cost_scaling", .judge = check_scaling },
+	{ .name = "rollup_equals_smaps_sum", .judge = check_rollup_sum },
+	{ .name = "vma_count", .judge = check_vma_count },
+	{ .name = "changing_maps_complete", .judge = check_changing_maps },
+	{ .name = "changing_smaps_complete", .judge = check_changing_smaps },
+	{ .name = "changing_rollup_rss", .judge = check_changing_rollup },
+	{ .name = "changing_read_cost", .judge = check_changing_cost },
 };
 
 int main(int argc, char **argv)
