@@ -31,13 +31,16 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sched.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "introspect_util.h"
@@ -133,10 +136,25 @@
 #define REPS_MIN		5
 #define MAP_COUNT_MARGIN_DIV	100	/* keep 1% + 64 of max_map_count */
 #define MAP_COUNT_MARGIN_ADD	64
-/* MemAvailable drop per mapping beyond its page (inode, file, VMA) */
+/*
+ * Memory per mapping beyond its page: the VMA, shmem inode, file and dentry.
+ * A memory cgroup charges each one-page mapping its page and about 1.4 kB of
+ * kernel memory, which swap cannot relieve; twice that leaves room for the
+ * reader's copies of maps and smaps, which grow with the mappings too.
+ */
 #define VMA_OVERHEAD_BYTES	2048
-#define MEM_MARGIN		2	/* plan twice the measured drop */
+#define MEM_MARGIN		2
 #define MEM_AVAIL_DIV		4	/* use at most 1/4 of MemAvailable */
+/* a cgroup's charge for the children themselves and the churner: under 10 MiB */
+#define MEM_FIXED_BYTES		(16LL << 20)
+/*
+ * Tearing a target down costs less CPU per mapping than building it (exit
+ * frees what mmap() and the fault allocated); half of the build's CPU per
+ * mapping is kept for it when a starved build decides where to stop.
+ */
+#define TEARDOWN_SHARE		0.5
+#define MAX_CHILDREN		3	/* two targets and the churner */
+#define STAT_BYTES		16384	/* memory.stat */
 #define LOCK_VMAS		16	/* mlock()ed mappings, within the rlimit */
 #define READ_BUF_BYTES		(1024 * 1024)
 #define CONSISTENCY_TRIES	12	/* rollup/smaps/rollup triples, at most */
@@ -187,8 +205,8 @@ static const struct intro_prog prog = {
 	"  changing_read_cost       reader CPU per entry, changing / quiet <= 8\n"
 	"\n"
 	"Needs: CONFIG_PROC_PAGE_MONITOR, CONFIG_SHMEM; no privilege. Uses up to\n"
-	"65536 x scale mappings, within vm.max_map_count and a quarter of\n"
-	"MemAvailable. At most 20 s x scale.\n",
+	"65536 x scale mappings, within vm.max_map_count, a quarter of MemAvailable\n"
+	"and what its memory cgroup leaves. At most 20 s x scale.\n",
 	.min_scale = MIN_SCALE,
 	.max_scale = MAX_SCALE,
 };
@@ -374,14 +392,77 @@ static void target_main(int cmd_fd, int ack_fd)
 static void target_stop(struct target *t);
 
 /*
- * intro_fork() with a command pipe to the child and an answer pipe back:
- * in the child *@cmd_fd is the command read end and *@ack_fd the answer
- * write end, in the parent the other two. Return: as intro_fork(); on -1
- * no descriptor is left open.
+ * The live children, for a SIGTERM or SIGINT handler: the runner's timeout
+ * signals the program, and its children must be gone before it is. A PID
+ * leaves the table after its SIGKILL and before it is reaped, so the
+ * handler never signals a PID that may have been reused.
+ */
+static pid_t children[MAX_CHILDREN];
+
+static void child_forget(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < MAX_CHILDREN; i++)
+		if (__atomic_load_n(&children[i], __ATOMIC_RELAXED) == pid)
+			__atomic_store_n(&children[i], 0, __ATOMIC_SEQ_CST);
+}
+
+/* SIGKILL every child and reap them all; async-signal-safe. */
+static void children_kill_all(void)
+{
+	pid_t pid;
+	int i;
+
+	for (i = 0; i < MAX_CHILDREN; i++) {
+		pid = __atomic_load_n(&children[i], __ATOMIC_SEQ_CST);
+		if (pid > 0)
+			kill(pid, SIGKILL);
+	}
+	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
+		;
+}
+
+static void child_kill_wait(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGKILL);
+	child_forget(pid);
+	intro_kill_wait(pid);
+}
+
+/* End with the children reaped, then die of @sig as if unhandled. */
+static void on_term(int sig)
+{
+	children_kill_all();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_term(void)
+{
+	struct sigaction sa = { .sa_handler = on_term };
+
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaddset(&sa.sa_mask, SIGINT);
+	if (sigaction(SIGTERM, &sa, NULL) || sigaction(SIGINT, &sa, NULL))
+		ksft_exit_fail_perror("sigaction");
+}
+
+/*
+ * intro_fork() (PR_SET_PDEATHSIG: SIGKILL when the program dies, also of
+ * SIGKILL) with a command pipe to the child and an answer pipe back: in the
+ * child *@cmd_fd is the command read end and *@ack_fd the answer write end,
+ * in the parent the other two. SIGTERM and SIGINT stay blocked until the
+ * child is in children[] (parent) or back to their default (child).
+ * Return: as intro_fork(); on -1 no descriptor is left open.
  */
 static pid_t fork_piped(int *cmd_fd, int *ack_fd)
 {
-	int cmd[2], ack[2];
+	sigset_t term, old;
+	int cmd[2], ack[2], i;
 	pid_t pid;
 
 	if (pipe2(cmd, O_CLOEXEC))
@@ -391,7 +472,21 @@ static pid_t fork_piped(int *cmd_fd, int *ack_fd)
 		close(cmd[1]);
 		return -1;
 	}
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigaddset(&term, SIGINT);
+	sigprocmask(SIG_BLOCK, &term, &old);
 	pid = intro_fork();
+	if (!pid) {
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+	}
+	for (i = 0; pid > 0 && i < MAX_CHILDREN; i++)
+		if (!__atomic_load_n(&children[i], __ATOMIC_RELAXED)) {
+			__atomic_store_n(&children[i], pid, __ATOMIC_SEQ_CST);
+			break;
+		}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0) {
 		close(cmd[0]);
 		close(cmd[1]);
@@ -450,7 +545,7 @@ static void target_stop(struct target *t)
 		return;
 	close(t->cmd_fd);
 	close(t->ack_fd);
-	intro_kill_wait(t->pid);
+	child_kill_wait(t->pid);
 	t->pid = -1;
 }
 
@@ -739,6 +834,13 @@ struct smaps_bench {
 	long page_size;
 	long max_map_count;
 	long mem_avail_kb;
+	long long cgroup_room;	/* bytes the memory cgroup lets it charge */
+	int cgroup_version;
+	long map_room;		/* mappings vm.max_map_count lets a target add */
+	long cal_vmas;		/* mappings timed before planning */
+	/* CPU ns per mapping, calibrated: build, one rep, maps, the small's triple */
+	double create_cpu, rep_cpu, count_cpu, triple_cpu;
+	double stretch;		/* wall over CPU time of the latest work */
 	const char *size_limit;	/* what limited it */
 	bool build_cut;		/* the budget stopped the build */
 	char *buf;		/* READ_BUF_BYTES, for every cost read */
@@ -766,10 +868,9 @@ static struct smaps_bench bench;
 
 static __noreturn void bail(const char *what)
 {
-	int e = errno, i;
+	int e = errno;
 
-	for (i = 0; i < NR_TARGETS; i++)
-		target_stop(&bench.tgt[i]);
+	children_kill_all();
 	errno = e;
 	ksft_exit_fail_perror(what);
 }
@@ -792,6 +893,145 @@ static long mem_available_kb(void)
 		return -1;
 	p = strstr(buf, key);
 	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+/* The number after "@key " at the start of a line of @buf, or -1. */
+static long long stat_value(const char *buf, const char *key)
+{
+	size_t n = strlen(key);
+	const char *p;
+
+	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, n) && p[n] == ' ')
+			return strtoll(p + n + 1, NULL, 10);
+	return -1;
+}
+
+/* A memory.* file of cgroup directory @dir: "max" is LLONG_MAX, -1 unread. */
+static long long cgroup_value(const char *dir, const char *file)
+{
+	char path[PATH_MAX], num[PATH_LEN];
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path) ||
+	    intro_read_file(path, num, sizeof(num)) <= 0)
+		return -1;
+	return strcmp(num, "max") ? strtoll(num, NULL, 10) : LLONG_MAX;
+}
+
+/*
+ * What cgroup directory @dir lets its tasks charge before reclaim of more
+ * than its inactive file pages or an OOM kill: the smaller of memory.max and
+ * memory.high (v2), of memory.limit_in_bytes and the hierarchical limit
+ * (v1), less the usage, plus the inactive file pages it may reclaim.
+ * LLONG_MAX when it sets no limit or cannot be read.
+ */
+static long long cgroup_dir_room(const char *dir, bool v2)
+{
+	long long limit, high, usage, file;
+	char path[PATH_MAX], buf[STAT_BYTES];
+
+	limit = cgroup_value(dir, v2 ? "memory.max" : "memory.limit_in_bytes");
+	high = v2 ? cgroup_value(dir, "memory.high") : -1;
+	usage = cgroup_value(dir, v2 ? "memory.current" : "memory.usage_in_bytes");
+	if (snprintf(path, sizeof(path), "%s/memory.stat", dir) >= (int)sizeof(path) ||
+	    intro_read_file(path, buf, sizeof(buf)) < 0)
+		buf[0] = '\0';
+	if (!v2 && stat_value(buf, "hierarchical_memory_limit") >= 0 &&
+	    (limit < 0 || stat_value(buf, "hierarchical_memory_limit") < limit))
+		limit = stat_value(buf, "hierarchical_memory_limit");
+	if (high >= 0 && (limit < 0 || high < limit))
+		limit = high;
+	/* an unlimited v1 cgroup reads LONG_MAX rounded down to a page */
+	if (limit < 0 || usage < 0 || limit >= LLONG_MAX / 2)
+		return LLONG_MAX;
+	file = stat_value(buf, v2 ? "inactive_file" : "total_inactive_file");
+	return limit - usage + (file > 0 ? file : 0);
+}
+
+/*
+ * The mount point of the memory cgroup hierarchy into @mnt and its root
+ * into @root: a v1 "cgroup" mount with the memory controller, else the v2
+ * "cgroup2" mount. Return: 1 for v1, 2 for v2, 0 if neither is mounted.
+ */
+static int memory_cgroup_mount(char *root, char *mnt)
+{
+	char line_root[PATH_MAX], line_mnt[PATH_MAX], fstype[PATH_LEN];
+	char opts[PATH_MAX + 2];
+	struct text t = { 0 };
+	int version = 0;
+	char *p, *nl, *dash;
+
+	if (slurp("/proc/self/mountinfo", &t))
+		return 0;
+	for (p = t.p; *p && version != 1; p = *nl ? nl + 1 : nl) {
+		nl = strchrnul(p, '\n');
+		dash = strstr(p, " - ");
+		if (!dash || dash > nl ||
+		    sscanf(p, "%*s %*s %*s %4095s %4095s", line_root, line_mnt) != 2 ||
+		    sscanf(dash + 3, "%63s %*s %4095s", fstype, opts + 1) != 2)
+			continue;
+		opts[0] = ',';
+		strcat(opts, ",");
+		if (!strcmp(fstype, "cgroup") && strstr(opts, ",memory,"))
+			version = 1;
+		else if (!strcmp(fstype, "cgroup2") && !version)
+			version = 2;
+		else
+			continue;
+		memcpy(root, line_root, sizeof(line_root));
+		memcpy(mnt, line_mnt, sizeof(line_mnt));
+	}
+	free(t.p);
+	return version;
+}
+
+/*
+ * What this program's memory cgroup and its ancestors let it charge: the
+ * least room of any of them (cgroup_dir_room()), from the cgroup named in
+ * /proc/self/cgroup up to the mount's root. LLONG_MAX when none limits it.
+ * *@version: the cgroup version read, 0 if none.
+ */
+static long long cgroup_memory_room(int *version)
+{
+	char root[PATH_MAX], mnt[PATH_MAX], dir[2 * PATH_MAX], line[PATH_MAX];
+	long long room = LLONG_MAX, r;
+	char *path = NULL, *ctl, *p;
+	size_t base;
+	FILE *f;
+
+	*version = memory_cgroup_mount(root, mnt);
+	f = *version ? fopen("/proc/self/cgroup", "re") : NULL;
+	while (f && !path && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		ctl = strchr(line, ':');
+		p = ctl ? strchr(ctl + 1, ':') : NULL;
+		if (!p)
+			continue;
+		*p = '\0';
+		snprintf(dir, sizeof(dir), ",%s,", ctl + 1);
+		if (*version == 2 ? !ctl[1] : !!strstr(dir, ",memory,"))
+			path = p + 1;
+	}
+	if (f)
+		fclose(f);
+	if (!path)
+		return LLONG_MAX;
+	/* a bind mount of a subtree: its root is a prefix of the path */
+	if (strcmp(root, "/") && !strncmp(path, root, strlen(root)))
+		path += strlen(root);
+	if (snprintf(dir, sizeof(dir), "%s%s", mnt, path) >= (int)sizeof(dir))
+		return LLONG_MAX;
+	base = strlen(mnt);
+	for (;;) {
+		r = cgroup_dir_room(dir, *version == 2);
+		if (r < room)
+			room = r;
+		p = strrchr(dir, '/');
+		if (!p || (size_t)(p - dir) < base)
+			break;
+		*p = '\0';
+	}
+	return room;
 }
 
 static long count_vmas(pid_t pid, struct maps_shape *shape)
@@ -830,22 +1070,33 @@ static double plan_ns(unsigned long long wall, unsigned long long cpu)
 			wall : PLAN_WALL_MAX_CPU * cpu);
 }
 
+/* Mappings both targets together may hold within the memory cgroup. */
+static long cgroup_vmas(void)
+{
+	long long mem_per_vma = MEM_MARGIN * (bench.page_size + VMA_OVERHEAD_BYTES);
+
+	if (bench.cgroup_room == LLONG_MAX)
+		return LONG_MAX;
+	if (bench.cgroup_room < MEM_FIXED_BYTES)
+		return 0;
+	return (long)((bench.cgroup_room - MEM_FIXED_BYTES) / mem_per_vma);
+}
+
 /*
  * Size the large target: the smallest of VMAS_PER_SCALE x scale, what
- * vm.max_map_count leaves, MemAvailable / MEM_AVAIL_DIV, and what the work
- * costs at the per-VMA speeds measured on the first CAL_VMAS mappings:
- * @create_ns, @read_ns (three files), @check_ns (smaps, two rollups, parse).
+ * vm.max_map_count leaves, MemAvailable / MEM_AVAIL_DIV, the memory
+ * cgroup's room, and what the work costs at the per-VMA speeds measured on
+ * the first mappings: @create_ns, @read_ns (three files), @check_ns (smaps,
+ * two rollups, parse).
  */
 static long plan_size(double create_ns, double read_ns, double check_ns)
 {
 	double per_vma, left, n = VMAS_PER_SCALE * bench.opts.scale;
-	long limit, mem_per_vma;
+	long limit, mem_per_vma, room;
 
 	bench.size_limit = "scale";
-	limit = bench.max_map_count - bench.tgt[T_LARGE].baseline -
-		bench.max_map_count / MAP_COUNT_MARGIN_DIV - MAP_COUNT_MARGIN_ADD;
-	if (limit < n) {
-		n = limit;
+	if (bench.map_room < n) {
+		n = bench.map_room;
 		bench.size_limit = "max_map_count";
 	}
 	mem_per_vma = MEM_MARGIN * (bench.page_size + VMA_OVERHEAD_BYTES);
@@ -854,6 +1105,14 @@ static long plan_size(double create_ns, double read_ns, double check_ns)
 	if (bench.mem_avail_kb > 0 && limit < n) {
 		n = limit;
 		bench.size_limit = "memory";
+	}
+	/* both targets in one cgroup; the small one holds the calibration */
+	room = cgroup_vmas();
+	limit = room - bench.cal_vmas < room / (SIZE_RATIO + 1) * SIZE_RATIO ?
+		room - bench.cal_vmas : room / (SIZE_RATIO + 1) * SIZE_RATIO;
+	if (room != LONG_MAX && limit < n) {
+		n = limit;
+		bench.size_limit = "cgroup_memory";
 	}
 	/* both targets, reps_max reads of both, consistency on the small one */
 	per_vma = (create_ns + bench.reps_max * read_ns) *
@@ -869,27 +1128,79 @@ static long plan_size(double create_ns, double read_ns, double check_ns)
 }
 
 /*
- * Grow @t towards @total mappings, BUILD_STEP_VMAS at a time, until the
- * build's share of the budget is spent. mmap() failing with ENOMEM (a
- * memory cgroup, a lower vm.max_map_count) leaves a smaller target,
- * measured as it is; a target that died is fatal.
+ * Wall ns the work after the build takes if the large target stops at
+ * @large mappings, at the latest stretch: the small target's growth to a
+ * quarter of it, counting both, one consistency triple, REPS_MIN reps and
+ * the teardown, plus the reads under change and the reserve.
+ */
+static double after_build_ns(long large)
+{
+	long small = bench.tgt[T_SMALL].created, grow = large / SIZE_RATIO - small;
+	double cpu;
+
+	if (grow < 0)
+		grow = 0;
+	cpu = grow * bench.create_cpu + (large + small + grow) *
+	      (bench.count_cpu + REPS_MIN * bench.rep_cpu +
+	       TEARDOWN_SHARE * bench.create_cpu) +
+	      (small + grow) * bench.triple_cpu;
+	return bench.stretch * cpu +
+	       (CHURN_FRACTION + RESERVE_FRACTION) * bench.budget.limit_ns;
+}
+
+/* The reserve kept while measuring: the report, and the teardown. */
+static uint64_t reserve_ns(void)
+{
+	long vmas = bench.tgt[T_SMALL].created + bench.tgt[T_LARGE].created;
+
+	return (uint64_t)(RESERVE_FRACTION * bench.budget.limit_ns +
+			  bench.stretch * TEARDOWN_SHARE * bench.create_cpu * vmas);
+}
+
+/* Keep @wall / @cpu as the stretch, if @cpu is enough to tell. */
+static void note_stretch(uint64_t wall, uint64_t cpu)
+{
+	if (cpu >= NSEC_PER_USEC)
+		bench.stretch = wall > cpu ? (double)wall / cpu : 1;
+}
+
+/*
+ * Grow @t towards @total mappings, BUILD_STEP_VMAS at a time, while the
+ * build's share of the budget lasts and, at the speed of the last step,
+ * the work after it still fits: a run that slowed down since it calibrated
+ * (a CPU taken by others) stops with a smaller target. mmap() failing with
+ * ENOMEM (a lower vm.max_map_count) leaves a smaller target, measured as
+ * it is; a target that died is fatal.
  */
 static void grow_target(struct target *t, long total)
 {
 	uint64_t stop = (uint64_t)((1 - BUILD_FRACTION) * bench.budget.limit_ns);
+	struct target *l = &bench.tgt[T_LARGE];
+	uint64_t wall, cpu;
+	clockid_t clk;
 	long step;
 
+	if (clock_getcpuclockid(t->pid, &clk))
+		bail("clock_getcpuclockid");
 	while (t->created < total) {
-		if (intro_budget_left_ns(&bench.budget) < stop) {
+		step = total - t->created < BUILD_STEP_VMAS ?
+		       total : t->created + BUILD_STEP_VMAS;
+		if (intro_budget_left_ns(&bench.budget) < stop ||
+		    intro_budget_left_ns(&bench.budget) <
+		    bench.stretch * (step - t->created) * bench.create_cpu +
+		    after_build_ns(t == l ? step : l->created)) {
 			bench.build_cut = true;
 			ksft_print_msg("build: out_of_time_at_vmas=%ld wanted_vmas=%ld\n",
 				       t->created, total);
+			ksft_print_msg("build: stretch_ratio=%.1f\n", bench.stretch);
 			return;
 		}
-		step = total - t->created < BUILD_STEP_VMAS ?
-		       total : t->created + BUILD_STEP_VMAS;
-		if (!target_grow(t, step))
+		wall = intro_now_ns();
+		cpu = intro_clock_ns(clk);
+		if (!target_grow(t, step)) {
+			note_stretch(intro_now_ns() - wall, intro_clock_ns(clk) - cpu);
 			continue;
+		}
 		if (errno != ENOMEM)
 			bail("grow the target");
 		ksft_print_msg("build: mmap_enomem_at_vmas=%ld wanted_vmas=%ld\n",
@@ -898,14 +1209,41 @@ static void grow_target(struct target *t, long total)
 	}
 }
 
-/* Time the small target's first CAL_VMAS mappings and reads; plan; grow. */
+/*
+ * The mappings a target may add within vm.max_map_count, and how many to
+ * time before planning: CAL_VMAS, fewer when the limit or the memory
+ * cgroup leaves less room.
+ */
+static void size_calibration(void)
+{
+	long room = cgroup_vmas() / (SIZE_RATIO + 1);
+
+	bench.map_room = bench.max_map_count - bench.tgt[T_LARGE].baseline -
+			 bench.max_map_count / MAP_COUNT_MARGIN_DIV -
+			 MAP_COUNT_MARGIN_ADD;
+	if (bench.map_room < 0)
+		bench.map_room = 0;
+	bench.cal_vmas = CAL_VMAS;
+	if (bench.map_room < bench.cal_vmas)
+		bench.cal_vmas = bench.map_room;
+	if (room < bench.cal_vmas)
+		bench.cal_vmas = room;
+	ksft_print_msg("plan: cgroup_version=%d cgroup_room_kb=%lld cgroup_room_vmas=%ld\n",
+		       bench.cgroup_version,
+		       bench.cgroup_room == LLONG_MAX ? -1 : bench.cgroup_room / 1024,
+		       cgroup_vmas() == LONG_MAX ? -1 : cgroup_vmas());
+	ksft_print_msg("plan: map_room_vmas=%ld cal_vmas=%ld\n", bench.map_room,
+		       bench.cal_vmas);
+}
+
+/* Time the small target's first mappings and reads; plan; grow. */
 static void build_targets(void)
 {
 	unsigned long long t0, c0, create_wall, create_cpu, parse_wall;
 	struct read_cost cal[NR_FILES], again[NR_FILES];
 	double create_ns, read_ns = 0, check_ns, vmas;
 	struct target *s = &bench.tgt[T_SMALL], *l = &bench.tgt[T_LARGE];
-	unsigned long long parse_cpu;
+	unsigned long long parse_cpu, ref_cpu;
 	struct maps_shape shape;
 	struct kb_sums sums;
 	clockid_t child_cpu;
@@ -918,11 +1256,12 @@ static void build_targets(void)
 			bail("fork target");
 		bench.tgt[i].baseline = count_vmas(bench.tgt[i].pid, &shape);
 	}
+	size_calibration();
 	if (clock_getcpuclockid(s->pid, &child_cpu))
 		bail("clock_getcpuclockid");
 	t0 = intro_now_ns();
 	c0 = intro_clock_ns(child_cpu);
-	if (target_grow(s, CAL_VMAS))
+	if (bench.cal_vmas && target_grow(s, bench.cal_vmas))
 		bail("create the first mappings");
 	create_cpu = intro_clock_ns(child_cpu) - c0;
 	create_wall = intro_now_ns() - t0;
@@ -933,11 +1272,13 @@ static void build_targets(void)
 		if (again[i].wall_ns < cal[i].wall_ns)
 			cal[i] = again[i];
 		read_ns += plan_ns(cal[i].wall_ns, cal[i].cpu_ns);
+		bench.rep_cpu += cal[i].cpu_ns;
 	}
 	t0 = intro_now_ns();
-	if (target_mincore(s, &c0, &n))
+	if (target_mincore(s, &ref_cpu, &n))
 		bail("mincore() in the target");
-	read_ns += plan_ns(intro_now_ns() - t0, c0);
+	read_ns += plan_ns(intro_now_ns() - t0, ref_cpu);
+	bench.rep_cpu += ref_cpu;
 	t0 = intro_now_ns();
 	c0 = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	proc_path(path, sizeof(path), s->pid, F_SMAPS);
@@ -947,12 +1288,20 @@ static void build_targets(void)
 	parse_cpu = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
 	parse_wall = intro_now_ns() - t0;
 
-	vmas = CAL_VMAS + s->baseline;
-	create_ns = plan_ns(create_wall, create_cpu) / CAL_VMAS;
+	vmas = bench.cal_vmas + s->baseline;
+	create_ns = bench.cal_vmas ?
+		    plan_ns(create_wall, create_cpu) / bench.cal_vmas : 0;
 	check_ns = (plan_ns(parse_wall, parse_cpu) +
 		    2 * plan_ns(cal[F_ROLLUP].wall_ns, cal[F_ROLLUP].cpu_ns)) /
 		   vmas;
 	read_ns /= vmas;
+	bench.create_cpu = bench.cal_vmas ?
+			   (double)create_cpu / bench.cal_vmas : 0;
+	bench.rep_cpu /= vmas;
+	bench.count_cpu = cal[F_MAPS].cpu_ns / vmas;
+	bench.triple_cpu = (parse_cpu + 2.0 * cal[F_ROLLUP].cpu_ns) / vmas;
+	bench.stretch = 1;
+	note_stretch(create_wall, create_cpu);
 	n = plan_size(create_ns, read_ns, check_ns);
 	if (n < LARGE_MIN_VMAS && !strcmp(bench.size_limit, "time"))
 		n = LARGE_MIN_VMAS;	/* cheap to build; reps are time-capped */
@@ -1055,23 +1404,26 @@ static int rollup_mismatches(const struct kb_sums *a, const struct kb_sums *b,
  * be quiet). A triple counts when changed_field() finds the rollups to be of
  * one state; the check fails when QUIET_TRIPLES counted triples disagree, so
  * one transient difference cannot fail it and a miscounting kernel (which
- * disagrees every time) cannot pass it.
+ * disagrees every time) cannot pass it. The first triple runs whatever the
+ * budget: the build left time for it, and vma_count counts its entries.
  */
 static void check_consistency(void)
 {
 	struct target *t = &bench.tgt[T_SMALL];
 	char rpath[PATH_LEN], spath[PATH_LEN];
-	unsigned long long reserve;
+	uint64_t wall, cpu;
 	struct kb_sums r2;
 
 	proc_path(rpath, sizeof(rpath), t->pid, F_ROLLUP);
 	proc_path(spath, sizeof(spath), t->pid, F_SMAPS);
-	reserve = (unsigned long long)(RESERVE_FRACTION * bench.budget.limit_ns);
 	while (bench.cons_tries < CONSISTENCY_TRIES &&
 	       bench.cons_stable < QUIET_TRIPLES &&
 	       !(bench.cons_stable == 1 && !bench.cons_bad) &&
-	       intro_budget_left_ns(&bench.budget) > CONS_RESERVES * reserve) {
+	       (!bench.cons_tries || intro_budget_left_ns(&bench.budget) >
+		CONS_RESERVES * reserve_ns())) {
 		bench.cons_tries++;
+		wall = intro_now_ns();
+		cpu = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		if (slurp(rpath, &bench.text))
 			bail("read smaps_rollup");
 		parse_smaps(&bench.text, &bench.rollup);
@@ -1082,6 +1434,8 @@ static void check_consistency(void)
 		if (slurp(rpath, &bench.text))
 			bail("read smaps_rollup");
 		parse_smaps(&bench.text, &r2);
+		note_stretch(intro_now_ns() - wall,
+			     intro_clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu);
 		bench.cons_changed = changed_field(&bench.rollup, &r2);
 		if (bench.cons_changed)
 			continue;
@@ -1089,22 +1443,20 @@ static void check_consistency(void)
 		if (rollup_mismatches(&bench.rollup, &r2, &bench.sum))
 			bench.cons_bad++;
 	}
-	/* no time for a triple: still count the entries for vma_count */
-	if (!bench.cons_tries) {
-		if (slurp(spath, &bench.text))
-			bail("read smaps");
-		parse_smaps(&bench.text, &r2);
-		bench.smaps_entries[T_SMALL] = r2.entries;
-	}
 }
 
+/*
+ * Interleaved reps over both targets while the next fits: as long as the
+ * last took, the first as long as its calibrated CPU at the latest stretch.
+ */
 static void measure_costs(void)
 {
-	unsigned long long rep_start, rep_ns = 0, left, reserve, ref_ns;
+	unsigned long long rep_start, left, reserve, ref_ns, cpu;
+	double rep_ns = bench.stretch * bench.rep_cpu *
+			(bench.tgt[T_SMALL].vmas + bench.tgt[T_LARGE].vmas);
 	struct read_cost c[NR_FILES];
 	int i, f, k, ti;
 
-	reserve = (unsigned long long)(RESERVE_FRACTION * bench.budget.limit_ns);
 	for (k = 0; k < NR_TARGETS; k++)
 		for (f = 0; f < NR_COSTS; f++) {
 			bench.cpu_ns[k][f] = calloc(bench.reps_max, sizeof(double));
@@ -1114,10 +1466,12 @@ static void measure_costs(void)
 		}
 	for (i = 0; i < bench.reps_max; i++) {
 		left = intro_budget_left_ns(&bench.budget);
+		reserve = reserve_ns();
 		if (left < reserve ||
 		    (double)(left - reserve) < REP_HEADROOM * rep_ns)
 			break;
 		rep_start = intro_now_ns();
+		cpu = 0;
 		for (k = 0; k < NR_TARGETS; k++) {
 			ti = (k + i) % NR_TARGETS;
 			read_all(&bench.tgt[ti], i, c);
@@ -1128,10 +1482,13 @@ static void measure_costs(void)
 				bench.cpu_ns[ti][f][i] = (double)c[f].cpu_ns;
 				bench.wall_ns[ti][f][i] = (double)c[f].wall_ns;
 				bench.bytes[ti][f] = c[f].bytes;
+				cpu += c[f].cpu_ns;
 			}
 			bench.cpu_ns[ti][C_MINCORE][i] = (double)ref_ns;
+			cpu += ref_ns;
 		}
-		rep_ns = intro_now_ns() - rep_start;
+		rep_ns = (double)(intro_now_ns() - rep_start);
+		note_stretch(intro_now_ns() - rep_start, cpu);
 		bench.reps++;
 	}
 }
@@ -1397,7 +1754,7 @@ static void churner_stop(struct churner *ch)
 		return;
 	close(ch->cmd_fd);
 	close(ch->ack_fd);
-	intro_kill_wait(ch->pid);
+	child_kill_wait(ch->pid);
 	munmap(ch->ctl, sizeof(*ch->ctl));
 	ch->pid = -1;
 }
@@ -1449,6 +1806,7 @@ struct churn_run {
 	unsigned long ops;	/* free changes during the changing reads */
 	unsigned long resume_unmaps;	/* slots unmapped at read() boundaries */
 	bool changed;		/* a changing round has begun */
+	bool no_room;		/* its mappings did not fit (ENOMEM) */
 	double seconds;
 	long page_kb;
 };
@@ -1786,8 +2144,6 @@ static void measure_churn(void)
 	int f, i;
 
 	churn.page_kb = bench.page_size / 1024;
-	if (churner_start(&churn.ch))
-		bail("fork the churner");
 	for (f = 0; f < NR_FILES; f++)
 		for (k = 0; k < NR_CHURN_KINDS; k++) {
 			churn.file[f].cpu_ns_per_entry[k] =
@@ -1795,12 +2151,18 @@ static void measure_churn(void)
 			if (!churn.file[f].cpu_ns_per_entry[k])
 				bail("allocate samples");
 		}
+	if (churner_start(&churn.ch)) {
+		if (errno != ENOMEM)
+			bail("fork the churner");
+		churn.no_room = true;
+		return;
+	}
 	t0 = intro_now_ns();
 	for (i = 0; i < NR_CHURN_KINDS * CHURN_MAX_READS; i++) {
 		left = intro_budget_left_ns(&bench.budget);
 		k = i % NR_CHURN_KINDS;
 		if (k == CK_QUIET && (intro_now_ns() - t0 >= limit ||
-				      left < RESERVE_FRACTION * bench.budget.limit_ns))
+				      left < reserve_ns()))
 			break;
 		if (k == CK_CHANGING)
 			churner_run();
@@ -1820,9 +2182,13 @@ static void measure_churn(void)
 
 static const char *cost_skip_reason(void)
 {
+	if (bench.tgt[T_LARGE].created < LARGE_MIN_VMAS && bench.build_cut)
+		return "time budget too small to build the target";
+	if (bench.tgt[T_LARGE].created < LARGE_MIN_VMAS &&
+	    !strcmp(bench.size_limit, "cgroup_memory"))
+		return "memory cgroup limit too low for a cost measurement";
 	if (bench.tgt[T_LARGE].created < LARGE_MIN_VMAS)
-		return bench.build_cut ? "time budget too small to build the target" :
-		       "too few mappings allowed for a cost measurement";
+		return "too few mappings allowed for a cost measurement";
 	if (bench.reps < REPS_MIN)
 		return "time budget too small for enough repetitions";
 	return NULL;
@@ -1957,6 +2323,8 @@ static int check_vma_count(const char *name, const char **reason)
 
 static const char *churn_skip_reason(const struct churn_file *cf)
 {
+	if (churn.no_room)
+		return "too few mappings allowed for the changing target";
 	if (cf->reads[CK_CHANGING] < CHURN_MIN_READS ||
 	    cf->reads[CK_STEPPED] < CHURN_MIN_READS)
 		return "time budget too small for reads under change";
@@ -2132,7 +2500,9 @@ int main(int argc, char **argv)
 	if (bench.max_map_count <= 0)
 		ksft_exit_skip("vm.max_map_count not readable\n");
 	bench.mem_avail_kb = mem_available_kb();
+	bench.cgroup_room = cgroup_memory_room(&bench.cgroup_version);
 	bench.page_size = sysconf(_SC_PAGESIZE);
+	catch_term();
 	ksft_set_plan(ARRAY_SIZE(checks));
 
 	bench.reps_max = (int)lround(REPS_WANTED * bench.opts.scale);
