@@ -753,6 +753,7 @@ static struct {
 	int same_cpu;		/* the tracer's, and a same-CPU tracee's */
 	int other_cpu;		/* a cross-CPU tracee's */
 	bool have_cross;
+	int nohz_full_cpus;	/* usable CPUs left out: vtime, not ticks */
 	bool fifo;		/* SCHED_FIFO allowed */
 	bool fifo_on;		/* a run found the CPU shared: FIFO from then */
 	double jiffy_ns;
@@ -991,7 +992,9 @@ static void judge_cross(const struct check *c)
 	if (!plan.have_cross) {
 		intro_figures(c->name, "runs=0 bound_lo_ratio=%.2f bound_hi_ratio=%.2f",
 			      c->lo, c->hi);
-		intro_report(c->name, KSFT_SKIP, "needs two usable CPUs");
+		intro_report(c->name, KSFT_SKIP, plan.nohz_full_cpus ?
+			     "needs two usable CPUs outside nohz_full" :
+			     "needs two usable CPUs");
 		return;
 	}
 	p = pool_runs(results.cross, run_ratio);
@@ -1402,9 +1405,11 @@ static void setup(void)
 	int cpus[INTRO_MAX_CPUS], n;
 	const char *why;
 
+	plan.nohz_full_cpus = intro_usable_cpus(cpus, INTRO_MAX_CPUS);
 	if (native_cputime())
 		ksft_exit_skip("cputime is not tick sampled (VIRT_CPU_ACCOUNTING_NATIVE)\n");
 	n = tick_cpus(cpus);
+	plan.nohz_full_cpus -= n;
 	if (n < 1)
 		ksft_exit_skip("every usable CPU is nohz_full, cputime is not tick sampled\n");
 	if (yama_scope() >= 3)
@@ -1435,6 +1440,7 @@ static void setup(void)
 	ksft_print_msg("plan: same_cpu=%d other_cpu=%d ns_per_iter=%.3f fifo_allowed=%d\n",
 		       plan.same_cpu, plan.have_cross ? plan.other_cpu : -1,
 		       plan.ns_per_iter, plan.fifo);
+	ksft_print_msg("plan: nohz_full_cpus_left_out=%d\n", plan.nohz_full_cpus);
 }
 
 static const struct intro_prog prog = {
