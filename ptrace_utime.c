@@ -74,14 +74,14 @@
 /*
  * Traced, 2 us: the share of the tracee's CPU time beyond its timed work
  * (syscalls, stops, the libc and clock code around them) that is charged
- * as user time, (ru_utime - truth) / (ru_utime + ru_stime - truth). It does
- * not scale with the machine's speed as a bias in us does: healthy 0.10-0.14
- * natively, 0.075 under emulation where the bias is 4 us per syscall; traced
- * ticks charged as user time read 0.6, deflation below 0.
+ * as user time, (ru_utime - truth) / (ru_utime + ru_stime - truth). Unlike
+ * a bias in us it does not grow with the time a stop takes: healthy up to
+ * 0.25 (two copies at once), every traced tick as user time reads 1; the
+ * upper bound is a factor 2 from both. Deflation reads below 0.
  */
 #define HEALTHY_SHARE_REASON	"above its bound with a healthy user share of the syscall overhead"
 #define BIAS_LO_SHARE		-0.05
-#define BIAS_HI_SHARE		0.35
+#define BIAS_HI_SHARE		0.50
 #define BIAS_MAX_SIGMA_SHARE	0.04
 
 /* (ru_utime + ru_stime) / truth: the work plus kernel time, 0.99-1.16. */
