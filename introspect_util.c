@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
@@ -297,6 +298,103 @@ ssize_t intro_read_file(const char *path, char *buf, size_t len)
 		got--;
 	buf[got] = '\0';
 	return got;
+}
+
+/* @name in the comma-separated @list */
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = list; (p = strstr(p, name)); p += n)
+		if ((p == list || p[-1] == ',') && (!p[n] || p[n] == ','))
+			return true;
+	return false;
+}
+
+/*
+ * The mount of @controller's hierarchy: its root in the hierarchy into
+ * @root, its mount point into @mnt (PATH_MAX each). Lines of mountinfo:
+ * "ID PARENT MAJ:MIN ROOT MOUNT_POINT OPTIONS [TAGS] - FSTYPE SOURCE
+ * SUPER_OPTIONS" (Documentation/filesystems/proc.rst); a v1 hierarchy has
+ * its controllers among the super options. Return: 1, 2 or 0.
+ */
+static int cgroup_mount(const char *controller, char *root, char *mnt)
+{
+	char r[PATH_MAX], m[PATH_MAX], type[32], opts[PATH_MAX];
+	char *line = NULL, *dash;
+	size_t size = 0;
+	int version = 0;
+	FILE *f;
+
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return 0;
+	while (version != 1 && getline(&line, &size, f) > 0) {
+		dash = strstr(line, " - ");
+		if (!dash ||
+		    sscanf(line, "%*s %*s %*s %4095s %4095s", r, m) != 2 ||
+		    sscanf(dash + 3, "%31s %*s %4095s", type, opts) != 2)
+			continue;
+		if (!strcmp(type, "cgroup") && in_list(opts, controller))
+			version = 1;
+		else if (!strcmp(type, "cgroup2") && !version)
+			version = 2;
+		else
+			continue;
+		memcpy(root, r, sizeof(r));
+		memcpy(mnt, m, sizeof(m));
+	}
+	free(line);
+	fclose(f);
+	return version;
+}
+
+int intro_cgroup_dir(const char *controller, char *dir, size_t *top)
+{
+	char root[PATH_MAX], mnt[PATH_MAX];
+	char *line = NULL, *ctrls, *path = NULL;
+	size_t size = 0, n;
+	int version;
+	FILE *f;
+
+	version = cgroup_mount(controller, root, mnt);
+	f = version ? fopen("/proc/self/cgroup", "re") : NULL;
+	if (!f)
+		return 0;
+	/* "ID:CONTROLLERS:PATH", CONTROLLERS empty for v2 */
+	while (!path && getline(&line, &size, f) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		ctrls = strchr(line, ':');
+		path = ctrls ? strchr(++ctrls, ':') : NULL;
+		if (!path)
+			continue;
+		*path++ = '\0';
+		if (version == 2 ? !!*ctrls : !in_list(ctrls, controller))
+			path = NULL;
+	}
+	fclose(f);
+	n = strlen(root);
+	if (path && strcmp(root, "/") && !strncmp(path, root, n) &&
+	    (!path[n] || path[n] == '/'))
+		path += n;
+	if (path && !strcmp(path, "/"))
+		path++;
+	if (!path || snprintf(dir, PATH_MAX, "%s%s", mnt, path) >= PATH_MAX)
+		version = 0;
+	free(line);
+	*top = strlen(mnt);
+	return version;
+}
+
+bool intro_cgroup_parent(char *dir, size_t top)
+{
+	char *slash = strrchr(dir, '/');
+
+	if (strlen(dir) <= top || !slash || (size_t)(slash - dir) < top)
+		return false;
+	*slash = '\0';
+	return true;
 }
 
 static FILE *open_kconfig(bool *piped)

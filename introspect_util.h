@@ -185,6 +185,31 @@ void intro_kill_wait(pid_t pid);
  */
 ssize_t intro_read_file(const char *path, char *buf, size_t len);
 
+/*
+ * intro_cgroup_dir() - the directory of this process's cgroup in the
+ * hierarchy of @controller ("memory", "pids", "cpu"). The hierarchy is a
+ * v1 "cgroup" mount whose options name @controller, else the v2 "cgroup2"
+ * mount (/proc/self/mountinfo); the path is that hierarchy's line of
+ * /proc/self/cgroup (v1: the line naming @controller, v2: "0::"), less
+ * the mount's root where a subtree is mounted (a container without a
+ * cgroup namespace). A v2 directory need not have @controller enabled:
+ * its files are then absent.
+ * @dir: out, PATH_MAX bytes.
+ * @top: out, the length of the mount point: the walk up the hierarchy
+ *       with intro_cgroup_parent() ends there.
+ * Return: 1 (v1) or 2 (v2); 0 if no such hierarchy is mounted or a file
+ * cannot be read.
+ */
+int intro_cgroup_dir(const char *controller, char *dir, size_t *top);
+
+/*
+ * intro_cgroup_parent() - cut @dir to its parent cgroup's directory.
+ * Limits such as memory.max and pids.max are charged up the hierarchy, so
+ * the cgroup with the least room may be an ancestor.
+ * Return: false, with @dir unchanged, when @dir is the mount point @top.
+ */
+bool intro_cgroup_parent(char *dir, size_t top);
+
 /* ---- environment ----------------------------------------------------- */
 
 /*

@@ -949,88 +949,24 @@ static long long cgroup_dir_room(const char *dir, bool v2)
 }
 
 /*
- * The mount point of the memory cgroup hierarchy into @mnt and its root
- * into @root: a v1 "cgroup" mount with the memory controller, else the v2
- * "cgroup2" mount. Return: 1 for v1, 2 for v2, 0 if neither is mounted.
- */
-static int memory_cgroup_mount(char *root, char *mnt)
-{
-	char line_root[PATH_MAX], line_mnt[PATH_MAX], fstype[PATH_LEN];
-	char opts[PATH_MAX + 2];
-	struct text t = { 0 };
-	int version = 0;
-	char *p, *nl, *dash;
-
-	if (slurp("/proc/self/mountinfo", &t))
-		return 0;
-	for (p = t.p; *p && version != 1; p = *nl ? nl + 1 : nl) {
-		nl = strchrnul(p, '\n');
-		dash = strstr(p, " - ");
-		if (!dash || dash > nl ||
-		    sscanf(p, "%*s %*s %*s %4095s %4095s", line_root, line_mnt) != 2 ||
-		    sscanf(dash + 3, "%63s %*s %4095s", fstype, opts + 1) != 2)
-			continue;
-		opts[0] = ',';
-		strcat(opts, ",");
-		if (!strcmp(fstype, "cgroup") && strstr(opts, ",memory,"))
-			version = 1;
-		else if (!strcmp(fstype, "cgroup2") && !version)
-			version = 2;
-		else
-			continue;
-		memcpy(root, line_root, sizeof(line_root));
-		memcpy(mnt, line_mnt, sizeof(line_mnt));
-	}
-	free(t.p);
-	return version;
-}
-
-/*
  * What this program's memory cgroup and its ancestors let it charge: the
- * least room of any of them (cgroup_dir_room()), from the cgroup named in
- * /proc/self/cgroup up to the mount's root. LLONG_MAX when none limits it.
- * *@version: the cgroup version read, 0 if none.
+ * least room of any of them (cgroup_dir_room()). LLONG_MAX when none
+ * limits it. *@version: the cgroup version read, 0 if none.
  */
 static long long cgroup_memory_room(int *version)
 {
-	char root[PATH_MAX], mnt[PATH_MAX], dir[2 * PATH_MAX], line[PATH_MAX];
 	long long room = LLONG_MAX, r;
-	char *path = NULL, *ctl, *p;
-	size_t base;
-	FILE *f;
+	char dir[PATH_MAX];
+	size_t top;
 
-	*version = memory_cgroup_mount(root, mnt);
-	f = *version ? fopen("/proc/self/cgroup", "re") : NULL;
-	while (f && !path && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		ctl = strchr(line, ':');
-		p = ctl ? strchr(ctl + 1, ':') : NULL;
-		if (!p)
-			continue;
-		*p = '\0';
-		snprintf(dir, sizeof(dir), ",%s,", ctl + 1);
-		if (*version == 2 ? !ctl[1] : !!strstr(dir, ",memory,"))
-			path = p + 1;
-	}
-	if (f)
-		fclose(f);
-	if (!path)
+	*version = intro_cgroup_dir("memory", dir, &top);
+	if (!*version)
 		return LLONG_MAX;
-	/* a bind mount of a subtree: its root is a prefix of the path */
-	if (strcmp(root, "/") && !strncmp(path, root, strlen(root)))
-		path += strlen(root);
-	if (snprintf(dir, sizeof(dir), "%s%s", mnt, path) >= (int)sizeof(dir))
-		return LLONG_MAX;
-	base = strlen(mnt);
-	for (;;) {
+	do {
 		r = cgroup_dir_room(dir, *version == 2);
 		if (r < room)
 			room = r;
-		p = strrchr(dir, '/');
-		if (!p || (size_t)(p - dir) < base)
-			break;
-		*p = '\0';
-	}
+	} while (intro_cgroup_parent(dir, top));
 	return room;
 }
 

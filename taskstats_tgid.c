@@ -857,9 +857,6 @@ static const char * const limit_reason[NR_LIMITS] = {
 };
 
 #define REFUSED_UNEXPLAINED	"thread or process creation refused with EAGAIN"
-#define CGROUP1_PIDS_DIR	"/sys/fs/cgroup/pids"
-#define CGROUP2_DIR		"/sys/fs/cgroup"
-#define CGROUP2_HYBRID_DIR	"/sys/fs/cgroup/unified"
 #define NO_LIMIT		LLONG_MAX
 #define FIGURE_UNKNOWN		-1LL
 #define NOT_COUNTED		-2LL	/* RLIMIT_NPROC does not apply */
@@ -907,18 +904,18 @@ static long long read_ll(const char *path, long long none)
 
 /*
  * pids_try_charge() charges the cgroup and each parent, so the room is the
- * least pids.max - pids.current from @base/@path up to @base. Directories
- * the mount lacks are passed over: where a cgroup below the root is mounted
- * (a container without a cgroup namespace), the walk reads that one.
+ * least pids.max - pids.current of this process's pids cgroup and its
+ * ancestors.
  */
-static void pids_walk(struct task_room *t, const char *base, const char *path)
+static void pids_room(struct task_room *t)
 {
-	char dir[PATH_MAX], file[PATH_MAX + 16], *slash;
+	char dir[PATH_MAX], file[PATH_MAX + 16];
 	long long max, cur;
+	size_t top;
 
-	if (snprintf(dir, sizeof(dir), "%s%s", base, path) >= (int)sizeof(dir))
+	if (!intro_cgroup_dir("pids", dir, &top))
 		return;
-	for (;;) {
+	do {
 		snprintf(file, sizeof(file), "%s/pids.max", dir);
 		max = read_ll(file, NO_LIMIT);
 		snprintf(file, sizeof(file), "%s/pids.current", dir);
@@ -929,35 +926,7 @@ static void pids_walk(struct task_room *t, const char *base, const char *path)
 			t->pids_max = max;
 			t->pids_current = cur;
 		}
-		slash = strrchr(dir, '/');
-		if (!slash || slash - dir < (long)strlen(base))
-			break;
-		*slash = '\0';
-	}
-}
-
-/* The pids controller's cgroup of this process, v1 or v2. */
-static void pids_room(struct task_room *t)
-{
-	char buf[4096], ctrls[256], *line, *save, *path;
-
-	if (intro_read_file("/proc/self/cgroup", buf, sizeof(buf)) < 0)
-		return;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		line = strchr(line, ':');
-		path = line ? strchr(line + 1, ':') : NULL;
-		if (!path)
-			continue;
-		*path++ = '\0';
-		snprintf(ctrls, sizeof(ctrls), ",%s,", line + 1);
-		if (!strcmp(ctrls, ",,")) {
-			pids_walk(t, CGROUP2_DIR, path);
-			pids_walk(t, CGROUP2_HYBRID_DIR, path);
-		} else if (strstr(ctrls, ",pids,")) {
-			pids_walk(t, CGROUP1_PIDS_DIR, path);
-		}
-	}
+	} while (intro_cgroup_parent(dir, top));
 }
 
 /* Tasks (threads) of real uid @uid: the count RLIMIT_NPROC is held to. */

@@ -376,28 +376,15 @@ static int set_fifo(bool on)
 /* cpu.rt_runtime_us of our cgroup v1 cpu hierarchy (RT_GROUP_SCHED), or -1. */
 static long long cgroup_rt_runtime_us(void)
 {
-	char cgroups[1024], path[PATH_MAX], value[32];
-	char *line, *ctrl, *dir, *name, *l_save, *c_save;
+	char dir[PATH_MAX], path[PATH_MAX + 32], value[32];
+	size_t top;
 
-	if (intro_read_file("/proc/self/cgroup", cgroups, sizeof(cgroups)) < 0)
+	if (intro_cgroup_dir("cpu", dir, &top) != 1)
 		return -1;
-	for (line = strtok_r(cgroups, "\n", &l_save); line;
-	     line = strtok_r(NULL, "\n", &l_save)) {
-		/* "ID:controllers:/path", mounted at /sys/fs/cgroup/controllers */
-		ctrl = strchr(line, ':');
-		dir = ctrl ? strchr(ctrl + 1, ':') : NULL;
-		if (!dir)
-			continue;
-		*dir++ = '\0';
-		snprintf(path, sizeof(path), "/sys/fs/cgroup/%s%s/cpu.rt_runtime_us",
-			 ++ctrl, dir);
-		for (name = strtok_r(ctrl, ",", &c_save); name;
-		     name = strtok_r(NULL, ",", &c_save))
-			if (!strcmp(name, "cpu") &&
-			    intro_read_file(path, value, sizeof(value)) > 0)
-				return strtoll(value, NULL, 10);
-	}
-	return -1;
+	snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", dir);
+	if (intro_read_file(path, value, sizeof(value)) <= 0)
+		return -1;
+	return strtoll(value, NULL, 10);
 }
 
 /*
