@@ -520,6 +520,19 @@ static int target_start(struct target *t)
 	return 0;
 }
 
+/* Send @cmd to @t and wait for its @ack; 0, or -1 (errno EPIPE: it died). */
+static int target_call(struct target *t, const struct target_cmd *cmd,
+		       struct target_ack *ack)
+{
+	if (write(t->cmd_fd, cmd, sizeof(*cmd)) != sizeof(*cmd))
+		return -1;
+	if (read(t->ack_fd, ack, sizeof(*ack)) != sizeof(*ack)) {
+		errno = EPIPE;
+		return -1;
+	}
+	return 0;
+}
+
 /* The target's reference cost: its CPU ns in mincore(), *@vmas covered. */
 static int target_mincore(struct target *t, unsigned long long *cpu_ns,
 			  long *vmas)
@@ -527,12 +540,8 @@ static int target_mincore(struct target *t, unsigned long long *cpu_ns,
 	struct target_cmd cmd = { .total = 1, .op = OP_MINCORE };
 	struct target_ack ack;
 
-	if (write(t->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
+	if (target_call(t, &cmd, &ack))
 		return -1;
-	if (read(t->ack_fd, &ack, sizeof(ack)) != sizeof(ack)) {
-		errno = EPIPE;
-		return -1;
-	}
 	*cpu_ns = ack.ref_cpu_ns;
 	*vmas = ack.ref_vmas;
 	errno = ack.err;
@@ -555,12 +564,8 @@ static int target_grow(struct target *t, long total)
 	struct target_cmd cmd = { .total = total, .op = OP_GROW };
 	struct target_ack ack;
 
-	if (write(t->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
+	if (target_call(t, &cmd, &ack))
 		return -1;
-	if (read(t->ack_fd, &ack, sizeof(ack)) != sizeof(ack)) {
-		errno = EPIPE;
-		return -1;
-	}
 	t->created = ack.created;
 	t->locked = ack.locked;
 	if (ack.created < total) {
@@ -611,9 +616,19 @@ struct text {
 	size_t cap;
 };
 
-/* Read all of @path into @t (kept and grown between calls); 0 or -1. */
-static int slurp(const char *path, struct text *t)
+static void churner_step(const struct text *t);
+
+/*
+ * Read @path to the end into @t (kept and grown between calls): with
+ * @chunk 0 in read()s of all the room the buffer has left (at least
+ * READ_BUF_BYTES), else in @chunk-byte read()s with a churner step between
+ * two if @stepped. Return: 0, or -1 with errno set.
+ */
+static int read_text(const char *path, struct text *t, size_t chunk,
+		     bool stepped)
 {
+	size_t room = chunk ? chunk + 1 : READ_BUF_BYTES;
+	size_t cap;
 	ssize_t n;
 	char *p;
 	int fd;
@@ -623,25 +638,34 @@ static int slurp(const char *path, struct text *t)
 	if (fd < 0)
 		return -1;
 	do {
-		if (t->cap - t->len < READ_BUF_BYTES) {
-			p = realloc(t->p, t->cap * 2 + 2 * READ_BUF_BYTES);
+		if (t->cap - t->len < room) {
+			cap = t->cap * 2 + (chunk ? chunk + 1 : 2 * READ_BUF_BYTES);
+			p = realloc(t->p, cap);
 			if (!p) {
 				close(fd);
 				errno = ENOMEM;
 				return -1;
 			}
 			t->p = p;
-			t->cap = t->cap * 2 + 2 * READ_BUF_BYTES;
+			t->cap = cap;
 		}
-		n = read(fd, t->p + t->len, t->cap - t->len - 1);
+		n = read(fd, t->p + t->len, chunk ? chunk : t->cap - t->len - 1);
 		if (n > 0)
 			t->len += (size_t)n;
+		if (n > 0 && stepped)
+			churner_step(t);
 	} while (n > 0);
 	close(fd);
 	if (n < 0)
 		return -1;
 	t->p[t->len] = '\0';
 	return 0;
+}
+
+/* Read all of @path into @t; 0, or -1 with errno set. */
+static int slurp(const char *path, struct text *t)
+{
+	return read_text(path, t, 0, false);
 }
 
 static void proc_path(char *buf, size_t len, pid_t pid, enum file_kind f)
@@ -1943,45 +1967,6 @@ static void churner_step(const struct text *t)
 	if (write(churn.ch.cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd) ||
 	    read(churn.ch.ack_fd, &c, 1) != 1)
 		bail("step the churner");
-}
-
-/*
- * Read @path to the end in @chunk-byte read()s into @t, a churner step
- * between two read()s if @stepped; 0 or -1.
- */
-static int read_text(const char *path, struct text *t, size_t chunk,
-		     bool stepped)
-{
-	ssize_t n;
-	char *p;
-	int fd;
-
-	t->len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	do {
-		if (t->cap - t->len < chunk + 1) {
-			p = realloc(t->p, t->cap * 2 + chunk + 1);
-			if (!p) {
-				close(fd);
-				errno = ENOMEM;
-				return -1;
-			}
-			t->p = p;
-			t->cap = t->cap * 2 + chunk + 1;
-		}
-		n = read(fd, t->p + t->len, chunk);
-		if (n > 0)
-			t->len += (size_t)n;
-		if (n > 0 && stepped)
-			churner_step(t);
-	} while (n > 0);
-	close(fd);
-	if (n < 0)
-		return -1;
-	t->p[t->len] = '\0';
-	return 0;
 }
 
 /*
