@@ -42,6 +42,8 @@
 #include <unistd.h>
 
 #define PROG_DIR	"/introspect"
+#define CGROUP_DIR	"/sys/fs/cgroup"
+#define LAB_CGROUP	CGROUP_DIR "/lab"
 #define ARGS_DIR	"/lab"
 #define MAX_ARGS	32
 
@@ -93,6 +95,61 @@ static void mount_fs(const char *src, const char *dir, const char *type)
 		printf("LAB-INFO mount %s: %s\n", dir, strerror(errno));
 }
 
+static int write_file(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, value, strlen(value));
+	close(fd);
+	return n == (ssize_t)strlen(value) ? 0 : -1;
+}
+
+/*
+ * lab_cgroup=FILE:VALUE,... on the kernel command line (a variant's
+ * Boot-args): mount cgroup v2, enable the memory and pids controllers and
+ * set each FILE of the group LAB_CGROUP to VALUE; every program then runs
+ * in that group, as in a container. Return: whether the programs go there.
+ */
+static bool setup_cgroup(void)
+{
+	static char cmdline[4096];
+	char path[256], *arg, *item, *save, *colon;
+	bool ok = true;
+
+	if (read_small_file("/proc/cmdline", cmdline, sizeof(cmdline)))
+		return false;
+	arg = strstr(cmdline, "lab_cgroup=");
+	if (!arg)
+		return false;
+	arg += strlen("lab_cgroup=");
+	arg[strcspn(arg, "\n ")] = '\0';
+	mount_fs("cgroup2", CGROUP_DIR, "cgroup2");
+	if (write_file(CGROUP_DIR "/cgroup.subtree_control", "+memory +pids") ||
+	    (mkdir(LAB_CGROUP, 0755) && errno != EEXIST)) {
+		printf("LAB-INFO cgroup %s: %s\n", LAB_CGROUP, strerror(errno));
+		return false;
+	}
+	for (item = strtok_r(arg, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		colon = strchr(item, ':');
+		if (!colon)
+			continue;
+		*colon = '\0';
+		snprintf(path, sizeof(path), "%s/%s", LAB_CGROUP, item);
+		if (write_file(path, colon + 1)) {
+			printf("LAB-INFO cgroup %s=%s: %s\n", item, colon + 1,
+			       strerror(errno));
+			ok = false;
+		} else {
+			printf("LAB-INFO cgroup %s=%s\n", item, colon + 1);
+		}
+	}
+	return ok;
+}
+
 /* append the words of ARGS_DIR/@prog.args to @argv (@argc in/out) */
 static void add_file_args(const char *prog, char **argv, int *argc)
 {
@@ -110,7 +167,7 @@ static void add_file_args(const char *prog, char **argv, int *argc)
 
 /* run one program; returns nothing, prints its LAB-END line */
 static void run_prog(const char *prog, unsigned int timeout_s,
-		     const char *scale)
+		     const char *scale, bool in_cgroup)
 {
 	char path[256];
 	char *argv[MAX_ARGS];
@@ -142,6 +199,9 @@ static void run_prog(const char *prog, unsigned int timeout_s,
 	}
 	if (pid == 0) {
 		setpgid(0, 0);
+		if (in_cgroup &&
+		    write_file(LAB_CGROUP "/cgroup.procs", "0"))
+			_exit(125);
 		if (chdir(PROG_DIR))
 			_exit(126);
 		execv(path, argv);
@@ -189,6 +249,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_alarm };
 	unsigned int timeout_s;
 	const char *scale;
+	bool in_cgroup;
 	int i;
 
 	mount_fs("proc", "/proc", "proc");
@@ -212,6 +273,7 @@ int main(int argc, char **argv)
 	 * between boots must be visible where it happens
 	 */
 	print_file("task_delayacct-at-init", "/proc/sys/kernel/task_delayacct");
+	in_cgroup = setup_cgroup();
 
 	for (i = 1; i < argc && strcmp(argv[i], "lab-run"); i++)
 		;
@@ -223,7 +285,7 @@ int main(int argc, char **argv)
 			timeout_s = 45;
 		scale = argv[i + 2];
 		for (i += 3; i < argc; i++) {
-			run_prog(argv[i], timeout_s, scale);
+			run_prog(argv[i], timeout_s, scale, in_cgroup);
 			print_file("task_delayacct-after-prog",
 				   "/proc/sys/kernel/task_delayacct");
 		}
