@@ -1067,10 +1067,8 @@ static void judge_cross(const struct check *c)
 		       c->name, p.runs, b.med, levels[CROSS_LEVEL].work_us);
 	ksft_print_msg("%s: shared_runs=%d fifo_runs=%d\n", c->name, p.shared,
 		       p.fifo);
-	verdict(c, missing_runs(c, results.cross) ?:
-		unsure(&p),
-		sigma, user_ticks(&p), unsure_low(&p), high_unsure_share(),
-		p.med);
+	verdict(c, missing_runs(c, results.cross) ?: unsure(&p), sigma,
+		user_ticks(&p), unsure_low(&p), high_unsure_share(), p.med);
 }
 
 /* traced error / untraced error of the repeat run next to it */
@@ -1323,7 +1321,7 @@ static void run_one(const struct intro_budget *b, struct run_cfg cfg,
 	cfg.fifo = plan.fifo_on;
 	measure(&cfg, r);
 	print_run(mode, level, rep, r);
-	if (!r->shared || !plan.fifo || r->fifo ||
+	if (!r->shared || !plan.fifo ||
 	    intro_budget_left_ns(b) <
 	    cfg.max_ns * CAP_MARGIN + FORK_EXIT_S * NSEC_PER_SEC)
 		return;
