@@ -1,24 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wait_inactive - a tracer's round trip per ptrace stop stays far below one
- * jiffy. Guards 53da1d9456fe ("fix ptrace slowness", LKML, March 2009): a
- * tracer woken by ptrace_stop() could preempt its tracee before it scheduled
- * out, then find it still queued in wait_task_inactive() (through
- * ptrace_check_attach()) and sleep a jiffy, on every stop. The fix keeps
- * preemption off from the wakeup until schedule(); PREEMPT_RT drops that
- * window by design (1aabbc532413). Judged on one CPU (normal tracer, and a
- * tracer whose wakeup always preempts the tracee) and across two; stops that
- * waited on the run queue behind other load are left out.
+ * wait_inactive - the cost of a ptrace stop to its tracer, against a plain
+ * wakeup between the same two tasks.
+ *
+ * Guards 53da1d9456fe ("fix ptrace slowness", March 2009): a tracer woken
+ * by ptrace_stop() could preempt its tracee before it scheduled out, then
+ * find it still queued in wait_task_inactive() (through
+ * ptrace_check_attach()) and sleep a jiffy on every stop; strace ran ten
+ * times slower. The fix keeps preemption off from the wakeup until
+ * schedule(); PREEMPT_RT drops that window by design (1aabbc532413).
+ *
+ * One child alternates, in blocks, between syscall stops under
+ * PTRACE_SYSCALL and a pipe ping-pong with its tracer under PTRACE_CONT:
+ * both kinds of round trip cost two wakeups and two context switches
+ * between the same tasks on the same CPUs, so load, priority, steal and
+ * emulation slow both alike. At each stop the tracer inspects the tracee
+ * as strace does (the "request"), and, as its reference, looks the same
+ * task up without ptrace. Each check is the median over pairs of blocks of
+ * the ratio of the two kinds.
  */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -29,89 +38,77 @@
 #include "introspect_util.h"
 
 /*
- * Bounds, as fractions of one jiffy J (intro_jiffy_ns()) or of the stops.
- * Median round trip < J/4, median request time < J/8: healthy kernels stay
- * below J/16 and J/90 even under emulation; without the fix both are about
- * a jiffy (the first request absorbs the sleep).
+ * Bounds on the median pair ratio: healthy kernels read round trip ratios
+ * of 0.94-1.28 and request ratios of 2.06-2.67 (x86_64, native idle and
+ * loaded, and under qemu TCG), a stop or a request twice as slow at least
+ * 1.8 and 3.4.
  */
-#define ROUND_TRIP_MEDIAN_MAX_J		0.25
-#define REQUEST_MEDIAN_MAX_J		0.125
-/*
- * Slow stops (J/2 or more: far above healthy tails, half the regression's
- * sleep) < 20 % of round trips, < 5 % of requests: host stalls under
- * emulation make up to 3.3 % and 0.7 % (they rarely fall in the short
- * request window); without the fix 57 % to 100 %.
- */
-#define ROUND_TRIP_SLOW_MAX		0.20
-#define REQUEST_SLOW_MAX		0.05
-#define SLOW_THRESHOLD_J		0.5
-/*
- * A stop whose tracer and tracee waited J/16 or more on the run queue
- * (run_delay, /proc/PID/schedstat) timed the CPU's other load, not
- * wait_task_inactive(), which sleeps: it is contended and not judged. A
- * judged stop is thus at most J/16 above its own time, below every bound.
- */
-#define CONTENDED_RUN_DELAY_J		0.0625
+#define ROUND_TRIP_RATIO_MAX	1.6
+#define REQUEST_RATIO_MAX	3.1
 
-/* The HZ the bounds are set for, those of kernel/Kconfig.hz: 100 to 1000. */
-#define JIFFY_MIN_US			1000
-#define JIFFY_MAX_US			10000
-
-/* Per placement, both times --scale: healthy, the count ends it. */
-#define STOPS_PER_PLACEMENT		40000
-#define PLACEMENT_SECONDS		3.5
-/* The probe traces a single stop. */
-#define PROBE_SECONDS			1.0
-/* Fewer judged stops cannot decide: skip. */
-#define MIN_STOPS			50
-/* Stops traced before recording: first faults, cold caches. */
-#define WARMUP_STOPS			8
+/*
+ * A round trip in which the tracer or the tracee waited this long on a run
+ * queue timed another task's turn on the CPU (kernel/sched/fair.c: a turn
+ * lasts at least sysctl_sched_base_slice, 0.75 ms), which a stop and a pipe
+ * round trip are not equally exposed to: it is not judged. A round trip's
+ * own waits (a woken task waiting for its waker to sleep) stay far below.
+ */
+#define ANOTHER_TASK_WAIT_NS	500000LL
+/*
+ * A block's request figure is its third quartile: on one CPU a tracer
+ * preempts its tracee on about 60 % of wakeups, so a race like that of
+ * 2009 slows only some of the requests, while a few requests in a block
+ * may be slow on a healthy kernel (a host stall under emulation).
+ */
+#define REQUEST_QUANTILE	0.75
+/* Round trips of each kind in a block, and stops skipped at its start. */
+#define BLOCK_ROUND_TRIPS	32
+#define BLOCK_WARMUP_STOPS	2
+/* Pairs of blocks per placement, both times --scale: the count ends it. */
+#define MAX_PAIRS		200
+#define PLACEMENT_SECONDS	3.0
+/* Fewer pairs cannot decide: skip. */
+#define MIN_PAIRS		3
 
 /* A syscall stop under PTRACE_O_TRACESYSGOOD. */
-#define SYSCALL_STOP_SIG		(SIGTRAP | 0x80)
+#define SYSCALL_STOP_SIG	(SIGTRAP | 0x80)
 /* Words of a register buffer any arch's NT_PRSTATUS fits in. */
-#define REGSET_MAX_WORDS		128
-/* The lowest SCHED_FIFO priority: enough to preempt any normal tracee. */
-#define TRACER_FIFO_PRIO		1
-/* /proc/PID/schedstat: three numbers, the second run_delay in ns. */
-#define SCHEDSTAT_MAX_CHARS		96
+#define REGSET_MAX_WORDS	128
 
 #define RT_XFAIL_REASON	"PREEMPT_RT drops the preempt-off window of ptrace_stop"
 
 static const struct intro_prog prog = {
 	.usage =
-	"wait_inactive: the cost of a ptrace stop to its tracer, against one jiffy (J).\n"
+	"wait_inactive: the cost of a ptrace stop to its tracer, against a plain\n"
+	"wakeup round trip between the same two tasks.\n"
 	"\n"
 	"Guards 53da1d9456fe (\"fix ptrace slowness\", 2009): a tracer that preempted\n"
 	"its tracee inside ptrace_stop() slept a jiffy in wait_task_inactive() on every\n"
-	"stop. A child loops on getppid() under PTRACE_SYSCALL; per stop the tracer\n"
-	"waits, inspects it as strace does (PTRACE_GET_SYSCALL_INFO, PTRACE_GETREGSET:\n"
-	"the \"request\") and resumes it (with the wait, the \"round trip\"). A slow stop\n"
-	"takes J/2 or more. On PREEMPT_RT a failure is an XFAIL: RT drops the fix's\n"
+	"stop. One child alternates, in blocks of 32, between syscall stops under\n"
+	"PTRACE_SYSCALL and a pipe ping-pong with its tracer under PTRACE_CONT.\n"
+	"Round trip: resume to the next stop, against a write to the child and the\n"
+	"read of its answer (round trips in which either task waited 0.5 ms or more\n"
+	"on a run queue are left out). Request: the inspection strace makes at a\n"
+	"stop (PTRACE_GET_SYSCALL_INFO, PTRACE_GETREGSET), against the lookup pair\n"
+	"sched_rr_get_interval() and prlimit() of the same task (requests during\n"
+	"which the tracer was preempted are left out). Per pair of blocks the ratio\n"
+	"of the block medians (requests: third quartiles); each check is the median\n"
+	"of those ratios. On PREEMPT_RT a failure is an XFAIL: RT drops the fix's\n"
 	"preempt-off window by design (1aabbc532413).\n"
 	"\n"
-	"Checks: same_cpu_* tracer and tracee on one CPU, fifo_tracer_* the same with\n"
-	"a SCHED_FIFO tracer (where refused: a SCHED_IDLE tracee), whose wakeup always\n"
-	"preempts the tracee, cross_cpu_* on two CPUs. A stop whose tracer and tracee\n"
-	"waited J/16 or more on the run queue (other load) is not judged.\n"
-	"  same_cpu_round_trip_median            median round trip < J/4\n"
-	"  same_cpu_round_trip_slow_fraction     slow round trips < 20 %\n"
-	"  same_cpu_request_median               median request < J/8\n"
-	"  same_cpu_request_slow_fraction        slow requests < 5 %\n"
-	"  fifo_tracer_round_trip_median         median round trip < J/4\n"
-	"  fifo_tracer_round_trip_slow_fraction  slow round trips < 20 %\n"
-	"  fifo_tracer_request_median            median request < J/8\n"
-	"  fifo_tracer_request_slow_fraction     slow requests < 5 %\n"
-	"  cross_cpu_request_median              median request < J/8\n"
+	"Checks (same_cpu_*: tracer and tracee on one CPU; cross_cpu_*: on two):\n"
+	"  same_cpu_round_trip_median   stop round trip / pipe round trip <= 1.6\n"
+	"  same_cpu_request_median      request / lookup pair <= 3.1\n"
+	"  cross_cpu_round_trip_median  stop round trip / pipe round trip <= 1.6\n"
+	"  cross_cpu_request_median     request / lookup pair <= 3.1\n"
 	"\n"
 	"Needs: tracing a child (Yama ptrace_scope 0 or 1, or 2 with CAP_SYS_PTRACE),\n"
-	"PTRACE_GET_SYSCALL_INFO (v5.3); cross_cpu_* two usable CPUs; HZ from 100\n"
-	"to 1000; /proc/PID/schedstat (SCHED_INFO) to leave contended stops out.\n"
-	"Runs at most 10.5 s x scale + 1 s (a healthy kernel: about 6 s).\n",
-	/* 35 ms a stop (HZ=100, a jiffy sleep per request) still gives 67 stops */
-	.min_scale = 0.75,
-	/* 27 s even when the time budget ends every placement */
-	.max_scale = 2.5,
+	"PTRACE_GET_SYSCALL_INFO (v5.3); cross_cpu_* two usable CPUs.\n"
+	"Runs at most 6 s x scale + 1 s (a healthy kernel: about 1 s natively).\n",
+	/* a jiffy slept per request at HZ=100 still leaves MIN_PAIRS pairs */
+	.min_scale = 1,
+	/* 6 s x 6 + 1 s, and a last pair of 1 s per placement, end in 45 s */
+	.max_scale = 6,
 };
 
 /* Exit codes of a tracee that could not start (intro_fork() uses 1). */
@@ -120,74 +117,78 @@ enum tracee_exit {
 	TRACEE_TRACEME_FAILED,
 };
 
-enum placement_id {
-	SAME_CPU,
-	SAME_CPU_FIFO,
-	CROSS_CPU,
-	NR_PLACEMENTS,
+/* What the tracer writes to the tracee's command pipe. */
+enum { CMD_PING = 'p', CMD_STOPS = 's' };
+
+/* One block of each kind: samples in ns. */
+struct block {
+	double stop[BLOCK_ROUND_TRIPS];		/* stop round trips */
+	double plain[BLOCK_ROUND_TRIPS];	/* pipe round trips */
+	double request[BLOCK_ROUND_TRIPS / 2];	/* the two inspection requests */
+	double lookup[BLOCK_ROUND_TRIPS / 2];	/* their reference, query_task() */
+	int stops, plains;			/* round trips without a wait */
+	int requests, lookups;			/* ... not preempted */
 };
 
-/* What one placement measured; times in microseconds, sorted. */
+/*
+ * What one placement measured: per pair of blocks, each block's median in
+ * ns, [0] the numerator and [1] the reference, of the round trips (pairs
+ * where both kept half their round trips) and of the requests.
+ */
 struct placement {
 	const char *name;
-	bool fifo;
 	bool cross;
 	bool measured;
-	const char *skip;	/* constant reason when it cannot decide */
-	char skip_figures[128];	/* the figures that show the reason */
-	const char *preempter;	/* what makes the tracer's wakeup preempt */
-	bool fifo_set;
-	double *round_trip_us;	/* of the judged stops */
-	double *request_us;
-	size_t stops;		/* judged */
-	size_t contended;	/* waited on the run queue: not judged */
-	size_t contended_slow;
-	bool run_delay_read;
-	double judged_wait_max_us;
-	size_t other_stops;
+	const char *skip;
+	double *round_trip[2], *request[2];
+	size_t round_trip_pairs, request_pairs, pairs;
 	double seconds;
-	long nvcsw;		/* tracer's voluntary switches (sleeps) */
-	long nivcsw;
+	int schedstat[2];	/* tracer's and tracee's, -1 if absent */
 };
 
-static struct placement placements[NR_PLACEMENTS] = {
-	[SAME_CPU] = { .name = "same_cpu" },
-	[SAME_CPU_FIFO] = { .name = "fifo_tracer", .fifo = true },
-	[CROSS_CPU] = { .name = "cross_cpu", .cross = true },
+static struct placement placements[] = {
+	{ .name = "same_cpu" },
+	{ .name = "cross_cpu", .cross = true },
 };
 
 static struct intro_opts opts;
-static double jiffy_us;
-static const char *failed_request;	/* the inspection request refused */
-static int tracer_cpu, tracee_cpu_other;
-static int nr_cpus;
+static int nr_cpus, tracer_cpu, other_cpu;
 static bool preempt_rt;
+static const char *failed_request;	/* the inspection request refused */
+static int cmd_pipe[2], ack_pipe[2];
+static int *stops_done;	/* shared: end the tracee's stop block */
 
 static long ptrace_req(long request, pid_t pid, void *addr, void *data)
 {
 	return syscall(SYS_ptrace, request, pid, addr, data);
 }
 
-/* The tracee: on @cpu (if >= 0), traced by its parent, stops once, loops. */
-static void tracee(int cpu)
+/*
+ * The tracee: on @cpu (if >= 0), traced by its parent. Answers each ping
+ * on the pipes; on CMD_STOPS stops itself, and, once its tracer resumed it
+ * with PTRACE_SYSCALL, makes getppid() calls until told to stop.
+ */
+static __noreturn void tracee(int cpu)
 {
+	char c;
+
 	if (cpu >= 0 && intro_pin(0, cpu))
 		_exit(TRACEE_PIN_FAILED);
-	if (ptrace_req(PTRACE_TRACEME, 0, NULL, NULL)) {
-		ksft_print_msg("probe: traceme_errno=%d\n", errno);
-		fflush(stdout);
+	if (ptrace_req(PTRACE_TRACEME, 0, NULL, NULL))
 		_exit(TRACEE_TRACEME_FAILED);
-	}
 	raise(SIGSTOP);
-	for (;;)
-		syscall(SYS_getppid);
+	while (read(cmd_pipe[0], &c, 1) == 1) {
+		if (c == CMD_PING) {
+			if (write(ack_pipe[1], &c, 1) != 1)
+				break;
+			continue;
+		}
+		kill(getpid(), SIGSTOP);
+		while (!__atomic_load_n(stops_done, __ATOMIC_RELAXED))
+			syscall(SYS_getppid);
+	}
+	_exit(0);
 }
-
-enum trace_status {
-	TRACE_OK,
-	TRACE_NOT_PERMITTED,
-	TRACE_INSPECTION_REFUSED,
-};
 
 /* Kill the tracee @pid and exit with "@what: <errno>". */
 static __noreturn void kill_exit_perror(pid_t pid, const char *what)
@@ -216,6 +217,13 @@ static int wait_stop(pid_t pid)
 	return WSTOPSIG(status);
 }
 
+/* Resume @pid with @request (PTRACE_SYSCALL, PTRACE_CONT), delivering @sig. */
+static void resume(pid_t pid, long request, int sig)
+{
+	if (ptrace_req(request, pid, NULL, (void *)(long)sig))
+		kill_exit_perror(pid, "resume");
+}
+
 /*
  * What strace does at each syscall stop: which syscall, then the registers,
  * both through ptrace_check_attach(). Return: 0, or -1 with errno set.
@@ -225,18 +233,11 @@ static int inspect(pid_t pid)
 	struct ptrace_syscall_info info;
 	unsigned long long regs[REGSET_MAX_WORDS];
 	struct iovec iov = { .iov_base = regs, .iov_len = sizeof(regs) };
-	long len;
 
 	failed_request = "PTRACE_GET_SYSCALL_INFO";
-	len = ptrace_req(PTRACE_GET_SYSCALL_INFO, pid,
-			 (void *)sizeof(info), &info);
-	if (len < 0)
+	if (ptrace_req(PTRACE_GET_SYSCALL_INFO, pid, (void *)sizeof(info),
+		       &info) < 0)
 		return -1;
-	if (info.op != PTRACE_SYSCALL_INFO_ENTRY &&
-	    info.op != PTRACE_SYSCALL_INFO_EXIT) {
-		errno = EPROTO;
-		return -1;
-	}
 	failed_request = "PTRACE_GETREGSET";
 	if (ptrace_req(PTRACE_GETREGSET, pid, (void *)NT_PRSTATUS, &iov))
 		return -1;
@@ -244,188 +245,156 @@ static int inspect(pid_t pid)
 	return 0;
 }
 
-/* run_delay in ns: the second number of the schedstat file open as @fd. */
-static long long read_run_delay_ns(int fd)
+/*
+ * The request's reference: two lookups of the same task by pid that lock
+ * it and copy a small structure out, as the two requests do, without
+ * ptrace_check_attach(): sched_rr_get_interval() takes the tracee's run
+ * queue lock (task_rq_lock(), as wait_task_inactive() does), prlimit()
+ * tasklist_lock for reading (kernel/sys.c: prlimit64()).
+ */
+static void query_task(pid_t pid)
 {
-	char buf[SCHEDSTAT_MAX_CHARS], *end;
+	struct timespec ts;
+	struct rlimit rl;
+
+	sched_rr_get_interval(pid, &ts);
+	prlimit(pid, RLIMIT_NOFILE, NULL, &rl);
+}
+
+static void send_cmd(pid_t pid, char c)
+{
+	if (write(cmd_pipe[1], &c, 1) != 1)
+		kill_exit_perror(pid, "write to the tracee");
+}
+
+/* run_delay in ns: the second number of the schedstat file open as @fd. */
+static long long read_run_delay(int fd)
+{
+	char buf[96], *end;
 	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
 
 	if (n <= 0)
-		return -1;
+		return 0;
 	buf[n] = '\0';
 	strtoull(buf, &end, 10);
 	return strtoll(end, NULL, 10);
 }
 
 /*
- * The run-queue wait so far of the tracer (@fd[0]) plus the tracee (@fd[1],
- * if open), in ns, -1 if unknown. sched_info adds a wait when the task next
- * runs or is dequeued, so a stopped tracee's and the running tracer's are
- * complete.
+ * The time the tracer and the tracee have waited on a run queue so far, in
+ * ns (0 without CONFIG_SCHED_INFO): kernel/sched/stats.h sched_info_arrive()
+ * adds a wait when the task gets the CPU, so a running tracer's and a
+ * sleeping or stopped tracee's are complete.
  */
-static long long run_delay_ns(const int fd[2])
+static long long run_delay(const struct placement *p)
 {
-	long long tracer, tracee = 0;
+	long long sum = 0;
+	int i;
 
-	if (fd[0] < 0)
-		return -1;
-	tracer = read_run_delay_ns(fd[0]);
-	if (fd[1] >= 0)
-		tracee = read_run_delay_ns(fd[1]);
-	return tracer < 0 || tracee < 0 ? -1 : tracer + tracee;
-}
-
-/* Judge a stop, or count it contended when it @waited on the run queue. */
-static void record_stop(struct placement *p, uint64_t round_trip_ns,
-			uint64_t request_ns, long long waited)
-{
-	double round_trip_us = (double)round_trip_ns / NSEC_PER_USEC;
-	double waited_us = (double)waited / NSEC_PER_USEC;
-
-	if (waited_us >= CONTENDED_RUN_DELAY_J * jiffy_us) {
-		p->contended++;
-		p->contended_slow += round_trip_us >= SLOW_THRESHOLD_J * jiffy_us;
-		return;
-	}
-	p->round_trip_us[p->stops] = round_trip_us;
-	p->request_us[p->stops] = (double)request_ns / NSEC_PER_USEC;
-	if (waited_us > p->judged_wait_max_us)
-		p->judged_wait_max_us = waited_us;
-	p->stops++;
-}
-
-/* Resume @pid to its next syscall stop, delivering @sig. */
-static void resume(pid_t pid, int sig)
-{
-	if (ptrace_req(PTRACE_SYSCALL, pid, NULL, (void *)(long)sig))
-		kill_exit_perror(pid, "PTRACE_SYSCALL");
+	for (i = 0; i < 2; i++)
+		if (p->schedstat[i] >= 0)
+			sum += read_run_delay(p->schedstat[i]);
+	return sum;
 }
 
 /*
- * Trace @pid's syscall stops, skipping the first @warmup, until @cap are
- * recorded or @budget is spent. Round trip: from before PTRACE_SYSCALL to
- * the end of the next stop's inspection; request: the inspection alone
- * (not the resume: a same-CPU tracer's wakeup of the tracee can preempt it).
- * The run-queue wait is read between stops, outside both: the tracer's, and
- * on one CPU, where the round trip is judged, the tracee's.
+ * The tracer's involuntary context switches so far: a request during which
+ * another task preempted the tracer timed that task too (a sleep in the
+ * request, such as wait_task_inactive()'s, is a voluntary switch).
  */
-static enum trace_status trace_stops(struct placement *p, pid_t pid,
-				     size_t warmup, size_t cap,
-				     const struct intro_budget *budget)
+static long long involuntary_switches(void)
 {
-	enum trace_status st = TRACE_OK;
-	long long rd0, rd1, waited;
-	struct rusage ru0, ru1;
-	char path[64];
-	size_t seen = 0;
-	int sig = 0, stopsig, fd[2], i;
-	uint64_t t0, t1, t2;
+	struct rusage ru;
 
-	fd[0] = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
-	fd[1] = p->cross ? -1 : open(path, O_RDONLY | O_CLOEXEC);
-	rd0 = run_delay_ns(fd);
-	p->run_delay_read = rd0 >= 0;
-	getrusage(RUSAGE_THREAD, &ru0);
-	while (p->stops < cap) {
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return -1;
+	return ru.ru_nivcsw;
+}
+
+/*
+ * One block of syscall stops of @pid: per stop the round trip (resume to
+ * the stop), and on alternate stops the request or its reference, whichever
+ * comes first after the stop (the first work after a context switch pays
+ * for cold caches and TLB, under emulation several times over); in ns.
+ * Return: 0, -1 if the inspection was refused (errno set).
+ */
+static int stop_block(const struct placement *p, pid_t pid,
+		      struct block *b)
+{
+	int i = 0, k, sig = 0, stopsig;
+	long long waited, preempted;
+	uint64_t t0, t1;
+
+	b->stops = b->requests = b->lookups = 0;
+	__atomic_store_n(stops_done, 0, __ATOMIC_RELAXED);
+	send_cmd(pid, CMD_STOPS);
+	while ((stopsig = wait_stop(pid)) != SIGSTOP)
+		resume(pid, PTRACE_CONT, stopsig);
+	while (i < BLOCK_WARMUP_STOPS + BLOCK_ROUND_TRIPS) {
+		waited = run_delay(p);
 		t0 = intro_now_ns();
-		resume(pid, sig);
+		resume(pid, PTRACE_SYSCALL, sig);
 		stopsig = wait_stop(pid);
+		t1 = intro_now_ns();
+		waited = run_delay(p) - waited;
 		if (stopsig != SYSCALL_STOP_SIG) {
 			/* a signal-delivery stop: pass the signal on */
-			sig = stopsig == SIGSTOP || stopsig == SIGTRAP ?
-			      0 : stopsig;
-			p->other_stops++;
+			sig = stopsig == SIGSTOP ? 0 : stopsig;
 			continue;
 		}
 		sig = 0;
+		k = i++ - BLOCK_WARMUP_STOPS;
+		if (k >= 0 && waited < ANOTHER_TASK_WAIT_NS)
+			b->stop[b->stops++] = t1 - t0;
+		preempted = involuntary_switches();
+		t0 = intro_now_ns();
+		if (k & 1)
+			query_task(pid);
+		else if (inspect(pid))
+			return -1;
 		t1 = intro_now_ns();
-		if (inspect(pid)) {
-			st = errno == EPERM ? TRACE_NOT_PERMITTED :
-			     TRACE_INSPECTION_REFUSED;
-			break;
+		if (k >= 0 && involuntary_switches() == preempted) {
+			if (k & 1)
+				b->lookup[b->lookups++] = t1 - t0;
+			else
+				b->request[b->requests++] = t1 - t0;
 		}
-		t2 = intro_now_ns();
-		rd1 = p->run_delay_read ? run_delay_ns(fd) : -1;
-		waited = rd1 >= 0 ? rd1 - rd0 : 0;
-		rd0 = rd1;
-		p->run_delay_read = rd1 >= 0;
-		if (seen++ >= warmup)
-			record_stop(p, t2 - t0, t2 - t1, waited);
-		if (!intro_budget_left_ns(budget))
-			break;
+		if (k & 1 ? inspect(pid) : (query_task(pid), 0))
+			return -1;
 	}
-	getrusage(RUSAGE_THREAD, &ru1);
-	p->nvcsw = ru1.ru_nvcsw - ru0.ru_nvcsw;
-	p->nivcsw = ru1.ru_nivcsw - ru0.ru_nivcsw;
-	for (i = 0; i < 2; i++)
-		if (fd[i] >= 0)
-			close(fd[i]);
-	return st;
+	__atomic_store_n(stops_done, 1, __ATOMIC_RELAXED);
+	resume(pid, PTRACE_CONT, 0);
+	return 0;
 }
 
-/* Make the calling thread SCHED_FIFO (@on) or SCHED_OTHER again. */
-static int set_fifo(bool on)
+/* One block of pipe round trips with @pid (resumed by PTRACE_CONT). */
+static void plain_block(const struct placement *p, pid_t pid,
+			struct block *b)
 {
-	struct sched_param sp = { .sched_priority = on ? TRACER_FIFO_PRIO : 0 };
+	long long waited;
+	uint64_t t0, t1;
+	char c;
+	int i;
 
-	return sched_setscheduler(0, on ? SCHED_FIFO | SCHED_RESET_ON_FORK :
-				  SCHED_OTHER, &sp);
-}
-
-/* cpu.rt_runtime_us of our cgroup v1 cpu hierarchy (RT_GROUP_SCHED), or -1. */
-static long long cgroup_rt_runtime_us(void)
-{
-	char dir[PATH_MAX], path[PATH_MAX + 32], value[32];
-	size_t top;
-
-	if (intro_cgroup_dir("cpu", dir, &top) != 1)
-		return -1;
-	snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", dir);
-	if (intro_read_file(path, value, sizeof(value)) <= 0)
-		return -1;
-	return strtoll(value, NULL, 10);
+	b->plains = 0;
+	for (i = 0; i < BLOCK_ROUND_TRIPS; i++) {
+		waited = run_delay(p);
+		t0 = intro_now_ns();
+		send_cmd(pid, CMD_PING);
+		if (read(ack_pipe[0], &c, 1) != 1)
+			kill_exit_perror(pid, "read from the tracee");
+		t1 = intro_now_ns();
+		if (run_delay(p) - waited < ANOTHER_TASK_WAIT_NS)
+			b->plain[b->plains++] = t1 - t0;
+	}
 }
 
 /*
- * Make each wakeup of the tracer preempt the tracee @pid: a SCHED_FIFO
- * tracer; where refused (a cgroup without RT runtime, no RLIMIT_RTPRIO), a
- * SCHED_IDLE tracee, which check_preempt_wakeup_fair() lets any normal
- * task preempt, and which needs no privilege. Return: 0, -1 if neither.
- */
-static int make_tracer_preempt(struct placement *p, pid_t pid)
-{
-	struct sched_param sp = { .sched_priority = 0 };
-	int fifo_errno, idle_errno = 0;
-	struct rlimit rl;
-
-	if (!set_fifo(true)) {
-		p->fifo_set = true;
-		p->preempter = "fifo_tracer";
-		return 0;
-	}
-	fifo_errno = errno;
-	if (getrlimit(RLIMIT_RTPRIO, &rl))
-		rl.rlim_cur = 0;
-	if (sched_setscheduler(pid, SCHED_IDLE, &sp))
-		idle_errno = errno;
-	else
-		p->preempter = "idle_tracee";
-	snprintf(p->skip_figures, sizeof(p->skip_figures),
-		 "fifo_errno=%d rlimit_rtprio=%lld cgroup_rt_runtime_us=%lld idle_errno=%d",
-		 fifo_errno, (long long)rl.rlim_cur, cgroup_rt_runtime_us(),
-		 idle_errno);
-	ksft_print_msg("%s: %s\n", p->name, p->skip_figures);
-	return idle_errno ? -1 : 0;
-}
-
-/*
- * Start a tracee on @cpu (-1: anywhere), wait for its first stop and set
- * the options. Return: its pid, 0 if tracing a child is not permitted.
+ * Start a tracee on @cpu (-1: anywhere) and wait for its first stop.
+ * Return: its pid, 0 if tracing a child is not permitted.
  */
 static pid_t start_tracee(int cpu)
 {
-	long opt = PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL;
 	int status;
 	pid_t pid;
 
@@ -436,17 +405,136 @@ static pid_t start_tracee(int cpu)
 		tracee(cpu);
 	if (waitpid(pid, &status, __WALL) != pid)
 		kill_exit_perror(pid, "waitpid");
-	if (WIFEXITED(status) &&
-	    WEXITSTATUS(status) == TRACEE_TRACEME_FAILED)
+	if (WIFEXITED(status) && WEXITSTATUS(status) == TRACEE_TRACEME_FAILED)
 		return 0;
 	if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGSTOP) {
 		intro_kill_wait(pid);
-		ksft_exit_fail_msg("tracee did not stop (status %#x)\n",
-				   status);
+		ksft_exit_fail_msg("tracee did not stop (status %#x)\n", status);
 	}
-	if (ptrace_req(PTRACE_SETOPTIONS, pid, NULL, (void *)opt))
+	if (ptrace_req(PTRACE_SETOPTIONS, pid, NULL,
+		       (void *)(PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL)))
 		kill_exit_perror(pid, "PTRACE_SETOPTIONS");
+	resume(pid, PTRACE_CONT, 0);
 	return pid;
+}
+
+/* Measure alternating blocks until MAX_PAIRS x scale or the time is spent. */
+static void measure(struct placement *p, const struct intro_budget *total)
+{
+	size_t cap = (size_t)(MAX_PAIRS * opts.scale), k;
+	double left = (double)intro_budget_left_ns(total) / NSEC_PER_SEC;
+	double seconds = PLACEMENT_SECONDS * opts.scale;
+	struct intro_budget budget;
+	struct block b;
+	char path[64];
+	pid_t pid;
+	int i;
+
+	p->measured = true;
+	if (p->cross && nr_cpus < 2) {
+		p->skip = "needs two usable CPUs";
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		p->round_trip[i] = calloc(cap, sizeof(double));
+		p->request[i] = calloc(cap, sizeof(double));
+		if (!p->round_trip[i] || !p->request[i])
+			ksft_exit_fail_msg("out of memory for %zu pairs\n", cap);
+	}
+	if (intro_pin(0, tracer_cpu) || !intro_current_cpu_ok(tracer_cpu))
+		ksft_exit_fail_msg("cannot pin the tracer to CPU %d\n",
+				   tracer_cpu);
+	pid = start_tracee(p->cross ? other_cpu : tracer_cpu);
+	if (!pid)
+		ksft_exit_fail_msg("PTRACE_TRACEME refused after the probe\n");
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	p->schedstat[0] = open("/proc/thread-self/schedstat", O_RDONLY);
+	p->schedstat[1] = open(path, O_RDONLY);
+	intro_budget_start(&budget, seconds < left ? seconds : left);
+	while (p->pairs < cap && intro_budget_left_ns(&budget)) {
+		if (stop_block(p, pid, &b))
+			kill_exit_perror(pid, failed_request);
+		plain_block(p, pid, &b);
+		p->pairs++;
+		if (4 * b.requests >= BLOCK_ROUND_TRIPS &&
+		    4 * b.lookups >= BLOCK_ROUND_TRIPS) {
+			k = p->request_pairs++;
+			p->request[0][k] = intro_quantile(b.request, b.requests,
+							  REQUEST_QUANTILE, false);
+			p->request[1][k] = intro_quantile(b.lookup, b.lookups,
+							  REQUEST_QUANTILE, false);
+		}
+		if (2 * b.stops >= BLOCK_ROUND_TRIPS &&
+		    2 * b.plains >= BLOCK_ROUND_TRIPS) {
+			k = p->round_trip_pairs++;
+			p->round_trip[0][k] = intro_median(b.stop, b.stops, false);
+			p->round_trip[1][k] = intro_median(b.plain, b.plains, false);
+		}
+	}
+	p->seconds = intro_budget_spent_s(&budget);
+	intro_kill_wait(pid);
+	for (i = 0; i < 2; i++)
+		if (p->schedstat[i] >= 0)
+			close(p->schedstat[i]);
+}
+
+struct check {
+	const char *name;
+	int where;		/* index into placements[] */
+	bool request;		/* else the round trip */
+	double bound;
+};
+
+static const struct check checks[] = {
+	{ "same_cpu_round_trip_median", 0, false, ROUND_TRIP_RATIO_MAX },
+	{ "same_cpu_request_median", 0, true, REQUEST_RATIO_MAX },
+	{ "cross_cpu_round_trip_median", 1, false, ROUND_TRIP_RATIO_MAX },
+	{ "cross_cpu_request_median", 1, true, REQUEST_RATIO_MAX },
+};
+
+static void run_check(const struct check *c, const struct intro_budget *b)
+{
+	struct placement *p = &placements[c->where];
+	double *const *v = c->request ? p->request : p->round_trip;
+	const char *skip = p->skip;
+	double *ratio, value;
+	int result;
+	size_t i, n;
+
+	if (!p->measured)
+		measure(p, b);
+	n = c->request ? p->request_pairs : p->round_trip_pairs;
+	if (!p->skip && n < MIN_PAIRS)
+		skip = p->pairs < MIN_PAIRS ?
+		       "too few block pairs measured in the time budget" :
+		       "CPU contended: too few samples another task did not hold up";
+	if (skip) {
+		intro_figures(c->name, "pairs=%zu judged_pairs=%zu min_pairs=%d usable_cpus=%d seconds=%.2f",
+			      p->pairs, n, MIN_PAIRS, nr_cpus, p->seconds);
+		intro_report(c->name, KSFT_SKIP, skip);
+		return;
+	}
+	ratio = malloc(n * sizeof(*ratio));
+	if (!ratio)
+		ksft_exit_fail_msg("out of memory\n");
+	for (i = 0; i < n; i++)
+		ratio[i] = v[0][i] / v[1][i];
+	intro_sort(ratio, n);
+	value = intro_median(ratio, n, true);
+	intro_figures(c->name, "ratio=%.3f bound=%.2f %s_us=%.2f %s_us=%.2f ratio_p10=%.3f ratio_p90=%.3f pairs=%zu measured_pairs=%zu",
+		      value, c->bound,
+		      c->request ? "request" : "stop_round_trip",
+		      intro_median(v[0], n, false) / NSEC_PER_USEC,
+		      c->request ? "lookup_pair" : "plain_round_trip",
+		      intro_median(v[1], n, false) / NSEC_PER_USEC,
+		      intro_quantile(ratio, n, 0.1, true),
+		      intro_quantile(ratio, n, 0.9, true), n, p->pairs);
+	result = value <= c->bound ? KSFT_PASS :
+		 preempt_rt ? KSFT_XFAIL : KSFT_FAIL;
+	if (result != KSFT_PASS || opts.verbose)
+		intro_print_log2_hist(c->name, ratio, n, "ratio");
+	free(ratio);
+	intro_report(c->name, result, RT_XFAIL_REASON);
 }
 
 /* Yama's kernel.yama.ptrace_scope, -1 without Yama. */
@@ -461,233 +549,60 @@ static int yama_scope(void)
 }
 
 /* Can we trace a child (Yama) and inspect it (PTRACE_GET_SYSCALL_INFO)? */
-static enum trace_status probe_tracing(void)
+static void probe_tracing(void)
 {
-	struct placement p = { .name = "probe" };
-	double rt[1], req[1];
-	struct intro_budget b;
-	enum trace_status st;
-	pid_t pid;
+	struct placement p = { .schedstat = { -1, -1 } };
+	pid_t pid = start_tracee(-1);
+	struct block b;
+	int err;
 
-	p.round_trip_us = rt;
-	p.request_us = req;
-	pid = start_tracee(-1);
-	if (!pid)
-		return TRACE_NOT_PERMITTED;
-	intro_budget_start(&b, PROBE_SECONDS);
-	st = trace_stops(&p, pid, 0, ARRAY_SIZE(rt), &b);
-	intro_kill_wait(pid);
-	return st;
-}
-
-/* What a placement measured beside its judged stops. */
-static void print_placement(const struct placement *p, int tracee_cpu)
-{
-	ksft_print_msg("%s: tracer_cpu=%d tracee_cpu=%d stops=%zu seconds=%.2f\n",
-		       p->name, tracer_cpu, tracee_cpu, p->stops, p->seconds);
-	ksft_print_msg("%s: other_stops=%zu nvcsw=%ld nivcsw=%ld\n",
-		       p->name, p->other_stops, p->nvcsw, p->nivcsw);
-	if (p->preempter)
-		ksft_print_msg("%s: wakeup_preempted_by=%s\n", p->name,
-			       p->preempter);
-	if (!p->run_delay_read) {
-		ksft_print_msg("%s: run_delay_read=0\n", p->name);
-		return;
+	if (!pid) {
+		ksft_print_msg("probe: ptrace_scope=%d\n", yama_scope());
+		ksft_exit_skip("tracing a child is not permitted\n");
 	}
-	ksft_print_msg("%s: contended=%zu contended_slow=%zu\n", p->name,
-		       p->contended, p->contended_slow);
-	ksft_print_msg("%s: judged_wait_max_us=%.1f bound_us=%.0f\n", p->name,
-		       p->judged_wait_max_us,
-		       CONTENDED_RUN_DELAY_J * jiffy_us);
-}
-
-static void measure(struct placement *p, const struct intro_budget *total)
-{
-	size_t cap = (size_t)(STOPS_PER_PLACEMENT * opts.scale);
-	double seconds = PLACEMENT_SECONDS * opts.scale;
-	double left = (double)intro_budget_left_ns(total) / NSEC_PER_SEC;
-	int tracee_cpu = p->cross ? tracee_cpu_other : tracer_cpu;
-	struct intro_budget budget;
-	enum trace_status st;
-	pid_t pid;
-
-	p->measured = true;
-	if (p->cross && nr_cpus < 2) {
-		p->skip = "needs two usable CPUs";
-		snprintf(p->skip_figures, sizeof(p->skip_figures),
-			 "usable_cpus=%d", nr_cpus);
-		return;
-	}
-	p->round_trip_us = calloc(cap, sizeof(double));
-	p->request_us = calloc(cap, sizeof(double));
-	if (!p->round_trip_us || !p->request_us)
-		ksft_exit_fail_msg("out of memory for %zu stops\n", cap);
-	if (intro_pin(0, tracer_cpu) || !intro_current_cpu_ok(tracer_cpu))
-		ksft_exit_fail_msg("cannot pin the tracer to CPU %d\n",
-				   tracer_cpu);
-	pid = start_tracee(tracee_cpu);
-	if (!pid)
-		ksft_exit_fail_msg("PTRACE_TRACEME refused after the probe\n");
-	if (p->fifo && make_tracer_preempt(p, pid)) {
+	if (stop_block(&p, pid, &b)) {
+		err = errno;
 		intro_kill_wait(pid);
-		p->skip = "neither SCHED_FIFO nor SCHED_IDLE permitted";
-		return;
+		errno = err;
+		ksft_perror(failed_request);
+		ksft_exit_skip("%s refused at a syscall stop\n", failed_request);
 	}
-	intro_budget_start(&budget, seconds < left ? seconds : left);
-	st = trace_stops(p, pid, WARMUP_STOPS, cap, &budget);
-	p->seconds = intro_budget_spent_s(&budget);
-	if (p->fifo_set && set_fifo(false))
-		kill_exit_perror(pid, "restore SCHED_OTHER");
 	intro_kill_wait(pid);
-	if (st != TRACE_OK)
-		ksft_exit_fail_msg("ptrace inspection failed after the probe\n");
-	intro_sort(p->round_trip_us, p->stops);
-	intro_sort(p->request_us, p->stops);
-	snprintf(p->skip_figures, sizeof(p->skip_figures),
-		 "stops=%zu contended=%zu min_stops=%d seconds=%.2f",
-		 p->stops, p->contended, MIN_STOPS, p->seconds);
-	if (p->stops < MIN_STOPS)
-		p->skip = p->stops + p->contended < MIN_STOPS ?
-			  "too few ptrace stops measured in the time budget" :
-			  "CPU contended: too few stops without run-queue wait";
-	print_placement(p, tracee_cpu);
-}
-
-enum series { ROUND_TRIP, REQUEST };
-enum statistic { MEDIAN, SLOW_FRACTION };
-
-struct check {
-	const char *name;
-	enum placement_id where;
-	enum series what;
-	enum statistic stat;
-	double bound;	/* MEDIAN: fraction of J; SLOW_FRACTION: 0..1 */
-};
-
-static const struct check checks[] = {
-	{ "same_cpu_round_trip_median", SAME_CPU, ROUND_TRIP, MEDIAN,
-	  ROUND_TRIP_MEDIAN_MAX_J },
-	{ "same_cpu_round_trip_slow_fraction", SAME_CPU, ROUND_TRIP,
-	  SLOW_FRACTION, ROUND_TRIP_SLOW_MAX },
-	{ "same_cpu_request_median", SAME_CPU, REQUEST, MEDIAN,
-	  REQUEST_MEDIAN_MAX_J },
-	{ "same_cpu_request_slow_fraction", SAME_CPU, REQUEST,
-	  SLOW_FRACTION, REQUEST_SLOW_MAX },
-	{ "fifo_tracer_round_trip_median", SAME_CPU_FIFO, ROUND_TRIP, MEDIAN,
-	  ROUND_TRIP_MEDIAN_MAX_J },
-	{ "fifo_tracer_round_trip_slow_fraction", SAME_CPU_FIFO, ROUND_TRIP,
-	  SLOW_FRACTION, ROUND_TRIP_SLOW_MAX },
-	{ "fifo_tracer_request_median", SAME_CPU_FIFO, REQUEST, MEDIAN,
-	  REQUEST_MEDIAN_MAX_J },
-	{ "fifo_tracer_request_slow_fraction", SAME_CPU_FIFO, REQUEST,
-	  SLOW_FRACTION, REQUEST_SLOW_MAX },
-	/* Across CPUs wakeups give the round trip long tails: requests only. */
-	{ "cross_cpu_request_median", CROSS_CPU, REQUEST, MEDIAN,
-	  REQUEST_MEDIAN_MAX_J },
-};
-
-/* Fraction (0..1) of the @n samples @v that are >= @threshold. */
-static double frac_at_least(const double *v, size_t n, double threshold)
-{
-	size_t i, k = 0;
-
-	for (i = 0; i < n; i++)
-		if (v[i] >= threshold)
-			k++;
-	return (double)k / (double)n;
-}
-
-/* The tail of sorted series @v of @p, and the round trip median beside it. */
-static void print_spread(const char *check, const struct placement *p,
-			 const double *v)
-{
-	ksft_print_msg("%s: p90_us=%.1f p99_us=%.1f max_us=%.0f round_trip_median_us=%.1f\n",
-		       check, intro_quantile(v, p->stops, 0.9, true),
-		       intro_quantile(v, p->stops, 0.99, true), v[p->stops - 1],
-		       intro_median(p->round_trip_us, p->stops, true));
-}
-
-static void run_check(const struct check *c, const struct intro_budget *b)
-{
-	struct placement *p = &placements[c->where];
-	double value, bound, half = SLOW_THRESHOLD_J * jiffy_us;
-	const double *v;
-	int result;
-
-	if (!p->measured)
-		measure(p, b);
-	if (p->skip) {
-		intro_figures(c->name, "%s", p->skip_figures);
-		intro_report(c->name, KSFT_SKIP, p->skip);
-		return;
-	}
-	v = c->what == ROUND_TRIP ? p->round_trip_us : p->request_us;
-	if (c->stat == MEDIAN) {
-		value = intro_median(v, p->stops, true);
-		bound = c->bound * jiffy_us;
-		intro_figures(c->name, "median_us=%.1f bound_us=%.0f jiffy_us=%.0f stops=%zu",
-			      value, bound, jiffy_us, p->stops);
-		print_spread(c->name, p, v);
-	} else {
-		value = frac_at_least(v, p->stops, half);
-		bound = c->bound;
-		intro_figures(c->name, "slow_pct=%.3f bound_pct=%.1f threshold_us=%.0f stops=%zu",
-			      100 * value, 100 * bound, half, p->stops);
-	}
-	result = value < bound ? KSFT_PASS : preempt_rt ? KSFT_XFAIL : KSFT_FAIL;
-	if (result != KSFT_PASS || opts.verbose)
-		intro_print_log2_hist(c->name, v, p->stops, "us");
-	intro_report(c->name, result, RT_XFAIL_REASON);
 }
 
 int main(int argc, char **argv)
 {
 	int cpus[INTRO_MAX_CPUS];
 	struct intro_budget total;
-	cpu_set_t saved;
 	size_t i;
 
 	intro_parse_opts(argc, argv, &prog, &opts);
 	ksft_print_header();
 	intro_print_env(&opts);
-	intro_budget_start(&total, NR_PLACEMENTS * PLACEMENT_SECONDS *
-			   opts.scale + PROBE_SECONDS);
-
-	jiffy_us = (double)intro_jiffy_ns() / NSEC_PER_USEC;
-	if (jiffy_us < JIFFY_MIN_US || jiffy_us > JIFFY_MAX_US) {
-		ksft_print_msg("jiffy: jiffy_us=%.0f min_us=%d max_us=%d\n",
-			       jiffy_us, JIFFY_MIN_US, JIFFY_MAX_US);
-		ksft_exit_skip("jiffy length outside the range of HZ\n");
-	}
+	intro_budget_start(&total, 2 * PLACEMENT_SECONDS * opts.scale + 1);
 	preempt_rt = !strcmp(intro_preempt_model(), "rt");
 	nr_cpus = intro_usable_cpus(cpus, INTRO_MAX_CPUS);
-	if (nr_cpus < 1 || sched_getaffinity(0, sizeof(saved), &saved))
+	if (nr_cpus < 1)
 		ksft_exit_fail_perror("sched_getaffinity");
 	tracer_cpu = cpus[nr_cpus - 1];
-	tracee_cpu_other = cpus[0];
-	switch (probe_tracing()) {
-	case TRACE_NOT_PERMITTED:
-		ksft_print_msg("probe: ptrace_scope=%d request=%s\n", yama_scope(),
-			       failed_request ? failed_request : "PTRACE_TRACEME");
-		ksft_exit_skip("tracing a child is not permitted\n");
-	case TRACE_INSPECTION_REFUSED:
-		ksft_perror(failed_request);
-		ksft_exit_skip("%s refused at a syscall stop\n", failed_request);
-	case TRACE_OK:
-		break;
-	}
+	other_cpu = cpus[0];
+	stops_done = mmap(NULL, sizeof(*stops_done), PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (stops_done == MAP_FAILED)
+		ksft_exit_fail_perror("mmap");
+	if (pipe2(cmd_pipe, O_CLOEXEC) || pipe2(ack_pipe, O_CLOEXEC))
+		ksft_exit_fail_perror("pipe2");
+	probe_tracing();
 
 	ksft_set_plan(ARRAY_SIZE(checks));
 	for (i = 0; i < ARRAY_SIZE(checks); i++)
 		run_check(&checks[i], &total);
-	sched_setaffinity(0, sizeof(saved), &saved);
-	ksft_print_msg("run: seconds=%.2f stops=%zu\n",
-		       intro_budget_spent_s(&total), placements[SAME_CPU].stops +
-		       placements[SAME_CPU_FIFO].stops +
-		       placements[CROSS_CPU].stops);
-	for (i = 0; i < NR_PLACEMENTS; i++) {
-		free(placements[i].round_trip_us);
-		free(placements[i].request_us);
+	ksft_print_msg("run: seconds=%.2f\n", intro_budget_spent_s(&total));
+	for (i = 0; i < ARRAY_SIZE(placements); i++) {
+		free(placements[i].round_trip[0]);
+		free(placements[i].round_trip[1]);
+		free(placements[i].request[0]);
+		free(placements[i].request[1]);
 	}
 	ksft_finished();
 }
