@@ -123,7 +123,6 @@
 #define LOCK_VMAS		16	/* mlock()ed mappings, within the rlimit */
 #define READ_BUF_BYTES		(1024 * 1024)
 #define CONSISTENCY_TRIES	8	/* rollup/smaps/rollup triples, at most */
-#define MISMATCHES_SHOWN	16	/* rollup fields shown as evidence */
 #define CHILD_MAPS_BYTES	(64 * 1024)	/* the target's maps at start */
 #define PATH_LEN		64
 #define RATIOS_LEN		1024	/* one evidence line of per-round ratios */
@@ -608,14 +607,7 @@ static void parse_maps(const struct text *t, struct maps_shape *m)
 	}
 }
 
-
 /* ---- The measurement ------------------------------------------------------ */
-
-/* A field of smaps_rollup that disagreed with the smaps sum. */
-struct mismatch {
-	const char *name;
-	long long rollup_kb, sum_kb, slack_kb, drift_kb;
-};
 
 struct smaps_bench {
 	struct intro_opts opts;
@@ -630,13 +622,11 @@ struct smaps_bench {
 	double *cpu_ns[NR_COSTS];	/* [cost][round] */
 	bool no_query;		/* PROCMAP_QUERY: ENOTTY */
 	/* consistency */
-	struct kb_sums rollup, sum;
+	struct kb_sums rollup, sum, rollup2;	/* rollup, smaps, rollup */
 	struct maps_shape shape;
 	int cons_tries;
 	bool cons_quiet;	/* a triple whose rollups agree */
 	const char *cons_changed;	/* field that moved in the last triple */
-	struct mismatch mismatch[MISMATCHES_SHOWN];
-	int nr_mismatches;	/* all of them, shown or not */
 };
 
 static struct smaps_bench bench;
@@ -805,23 +795,23 @@ static const char *changed_field(const struct kb_sums *a,
 	return NULL;
 }
 
-static void add_mismatch(const char *name, long long rollup_kb,
-			 long long sum_kb, long long slack_kb, long long drift_kb)
+static void print_mismatch(const char *check, const char *field,
+			   long long rollup_kb, long long sum_kb,
+			   long long slack_kb, long long drift_kb)
 {
-	if (bench.nr_mismatches < MISMATCHES_SHOWN)
-		bench.mismatch[bench.nr_mismatches] = (struct mismatch){
-			name, rollup_kb, sum_kb, slack_kb, drift_kb };
-	bench.nr_mismatches++;
+	ksft_print_msg("%s: field=%s rollup_kb=%lld sum_kb=%lld slack_kb=%lld drift_kb=%lld\n",
+		       check, field, rollup_kb, sum_kb, slack_kb, drift_kb);
 }
 
 /*
  * Do the rollups @a, @b agree with the smaps sums @s in between? Page-count
  * fields exactly; PSS fields 0 <= rollup - sum <= bound, widened by the
  * drift d between the rollups to [min - bound - d, max + d]; Pss against its
- * parts within PSS_PARTS_SLACK_KB. Keeps what disagrees; returns how many.
+ * parts within PSS_PARTS_SLACK_KB. Prints what disagrees as evidence of
+ * @check; returns how many.
  */
-static int rollup_mismatches(const struct kb_sums *a, const struct kb_sums *b,
-			     const struct kb_sums *s)
+static int rollup_mismatches(const char *check, const struct kb_sums *a,
+			     const struct kb_sums *b, const struct kb_sums *s)
 {
 	long long lo, hi, d, bound, sum, parts;
 	const struct kb_sums *r;
@@ -840,7 +830,7 @@ static int rollup_mismatches(const struct kb_sums *a, const struct kb_sums *b,
 		if (s->seen[i] && sum >= lo - bound - d && sum <= hi + d)
 			continue;
 		bad++;
-		add_mismatch(fields[i].name, lo, sum, bound, d);
+		print_mismatch(check, fields[i].name, lo, sum, bound, d);
 	}
 	for (k = 0; k < 2; k++) {
 		r = k ? b : a;
@@ -853,12 +843,11 @@ static int rollup_mismatches(const struct kb_sums *a, const struct kb_sums *b,
 		if (d >= 0 && d <= PSS_PARTS_SLACK_KB)
 			continue;
 		bad++;
-		add_mismatch("Pss_parts", (long long)r->kb[FI_PSS], parts,
-			     PSS_PARTS_SLACK_KB, 0);
+		print_mismatch(check, "Pss_parts", (long long)r->kb[FI_PSS],
+			       parts, PSS_PARTS_SLACK_KB, 0);
 	}
 	return bad + (a->entries != 1);
 }
-
 
 /*
  * rollup, smaps, rollup on the target until a triple whose rollups were
@@ -869,7 +858,6 @@ static int rollup_mismatches(const struct kb_sums *a, const struct kb_sums *b,
 static void check_consistency(void)
 {
 	char rpath[PATH_LEN], spath[PATH_LEN];
-	struct kb_sums r2;
 
 	proc_path(rpath, sizeof(rpath), bench.tgt.pid, F_ROLLUP);
 	proc_path(spath, sizeof(spath), bench.tgt.pid, F_SMAPS);
@@ -883,12 +871,11 @@ static void check_consistency(void)
 		parse_smaps(&bench.text, &bench.sum);
 		if (slurp(rpath, &bench.text))
 			ksft_exit_fail_perror("read smaps_rollup");
-		parse_smaps(&bench.text, &r2);
-		bench.cons_changed = changed_field(&bench.rollup, &r2);
+		parse_smaps(&bench.text, &bench.rollup2);
+		bench.cons_changed = changed_field(&bench.rollup,
+						   &bench.rollup2);
 		bench.cons_quiet = !bench.cons_changed;
 	}
-	if (bench.cons_quiet)
-		rollup_mismatches(&bench.rollup, &r2, &bench.sum);
 }
 
 /* ---- Reading a target that changes ----------------------------------------- */
@@ -1138,7 +1125,8 @@ static bool parse_header(const char *p, unsigned long *lo, unsigned long *hi)
 	    sscanf(p, "%lx-%lx %4[-rwxsp] %*x %*x:%*x %*u%n", lo, hi, perms,
 		   &n) < 3 || !n)
 		return false;
-	return strchr(" \n", p[n]) && strlen(perms) == 4 && *lo < *hi &&
+	return (p[n] == ' ' || p[n] == '\n' || !p[n]) && strlen(perms) == 4 &&
+	       *lo < *hi &&
 	       !(*lo & mask) && !(*hi & mask);
 }
 
@@ -1149,10 +1137,11 @@ static bool field_line_ok(const char *p)
 
 	if (!strncmp(p, "VmFlags:", 8))
 		return true;
-	sscanf(p, "%*[A-Za-z0-9_]: %*u%n", &n);
-	if (n && !strncmp(p + n, " kB", 3))
+	if (sscanf(p, "%*[A-Za-z0-9_]: %*u%n", &n) < 0 || !n)
+		return false;
+	if (!strncmp(p + n, " kB", 3))
 		n += 3;
-	return n && strchr("\n", p[n]);	/* also the text's final NUL */
+	return p[n] == '\n' || !p[n];
 }
 
 static void note_bad(struct churn_file *cf, const char *p, const char *nl)
@@ -1406,7 +1395,6 @@ static void measure_churn(void)
 	churner_stop(&churn.ch);
 }
 
-
 /* ---- Checks --------------------------------------------------------------- */
 
 static const char *cost_skip_reason(int ref)
@@ -1464,36 +1452,27 @@ static int check_rollup_cost(const char *name, const char **reason)
 			  ROLLUP_MAX_RATIO);
 }
 
-static void print_mismatch(const char *check, const struct mismatch *m)
-{
-	ksft_print_msg("%s: field=%s rollup_kb=%lld sum_kb=%lld slack_kb=%lld drift_kb=%lld\n",
-		       check, m->name, m->rollup_kb, m->sum_kb, m->slack_kb,
-		       m->drift_kb);
-}
-
 static int check_rollup_sum(const char *name, const char **reason)
 {
 	const struct kb_sums *r = &bench.rollup, *s = &bench.sum;
-	int i;
+	int bad = 0;
 
 	*reason = bench.cons_quiet ? NULL : "target changed during every read";
-	intro_figures(name,
-		      "mismatched_fields=%d rss_diff_kb=%lld pss_diff_kb=%lld pss_bound_kb=%ld",
-		      bench.nr_mismatches,
-		      (long long)(r->kb[FI_RSS] - s->kb[FI_RSS]),
-		      (long long)(r->kb[FI_PSS] - s->kb[FI_PSS]), s->frac_pss);
+	if (!*reason)
+		bad = rollup_mismatches(name, r, &bench.rollup2, s);
+	else
+		ksft_print_msg("%s: last_moved_field=%s\n", name,
+			       bench.cons_changed);
 	ksft_print_msg("%s: rss_rollup_kb=%llu rss_sum_kb=%llu entries=%ld tries=%d\n",
 		       name, r->kb[FI_RSS], s->kb[FI_RSS], s->entries,
 		       bench.cons_tries);
 	ksft_print_msg("%s: locked_rollup_kb=%llu locked_sum_kb=%llu\n", name,
 		       r->kb[FI_LOCKED], s->kb[FI_LOCKED]);
-	for (i = 0; i < bench.nr_mismatches && i < MISMATCHES_SHOWN; i++)
-		print_mismatch(name, &bench.mismatch[i]);
-	if (*reason)
-		ksft_print_msg("%s: last_moved_field=%s\n", name,
-			       bench.cons_changed);
-	return *reason ? KSFT_SKIP :
-	       bench.nr_mismatches ? KSFT_FAIL : KSFT_PASS;
+	intro_figures(name,
+		      "mismatched_fields=%d rss_diff_kb=%lld pss_diff_kb=%lld pss_bound_kb=%ld",
+		      bad, (long long)(r->kb[FI_RSS] - s->kb[FI_RSS]),
+		      (long long)(r->kb[FI_PSS] - s->kb[FI_PSS]), s->frac_pss);
+	return *reason ? KSFT_SKIP : bad ? KSFT_FAIL : KSFT_PASS;
 }
 
 static int check_vma_count(const char *name, const char **reason)
@@ -1625,7 +1604,8 @@ static int check_changing_cost(const char *name, const char **reason)
 
 	for (f = 0; f < NR_FILES; f++)
 		r[f] = churn_cost_ratio(f);
-	/* judged: maps and smaps, per entry; the rollup's one entry grows
+	/*
+	 * judged: maps and smaps, per entry; the rollup's one entry grows
 	 * with what the churner has mapped, shown only
 	 */
 	worst = fmax(r[F_MAPS], r[F_SMAPS]);
@@ -1697,9 +1677,9 @@ int main(int argc, char **argv)
 		ksft_exit_fail_perror("read maps");
 	parse_maps(&bench.text, &bench.shape);
 	bench.tgt.vmas = bench.shape.lines;
-	ksft_print_msg("target: vmas=%ld baseline_vmas=%ld mapped=%ld locked=%ld max_map_count=%ld\n",
+	ksft_print_msg("target: vmas=%ld baseline_vmas=%ld mapped=%ld locked=%ld\n",
 		       bench.tgt.vmas, bench.tgt.baseline, bench.tgt.created,
-		       bench.tgt.locked, bench.max_map_count);
+		       bench.tgt.locked);
 	check_consistency();
 	measure_churn();
 	measure_costs();
