@@ -51,27 +51,29 @@
 /* ---- Bounds --------------------------------------------------------------- */
 
 /*
- * Healthy medians: maps/query 1.19-1.25 natively (idle, beside a CPU hog,
- * at nice 19 beside one, two copies) and 1.32 under TCG; twice the maps
- * cost per VMA reads 2.4 and more. The bound leaves 35 % above the
- * highest healthy figure. Below the minimum, maps stopped printing.
+ * maps/query: healthy medians 1.18-1.29 natively (idle, beside a CPU hog,
+ * at nice 19 beside one, two copies) and 1.24-1.44 under TCG across kernel
+ * builds; twice the maps cost per VMA reads 2.4 and more. The bound sits
+ * 25 % above the highest healthy median, halfway to that. Below the
+ * minimum, maps stopped printing.
  */
 #define MAPS_MIN_RATIO		0.6
 #define MAPS_MAX_RATIO		1.8
 
 /*
- * smaps/maps: 4.8-5.3 natively, 6.3 under TCG, where formatting weighs
- * more; twice the smaps cost per VMA reads 9.6 and more. A maps twice as
- * slow (show_map_vma() or seq_read_iter(), shared) lowers it to 2.7; an
- * smaps that stopped printing its fields falls towards 1.
+ * smaps/maps: 4.8-5.4 natively, 6.1-6.4 under TCG, where formatting weighs
+ * more; twice the smaps cost per VMA reads 9.6 and more. The bound sits
+ * 33 % above the highest healthy median. A maps twice as slow (in
+ * show_map_vma() or seq_read_iter(), which smaps shares) lowers it to 2.1;
+ * an smaps that stopped printing its fields falls towards 1.
  */
 #define SMAPS_MIN_RATIO		1.5
 #define SMAPS_MAX_RATIO		8.5
 
 /*
- * smaps_rollup/query: 0.48-0.57 natively, 0.61 under TCG; twice the
- * rollup's walk per VMA reads 1.0 and more; a rollup that walks nothing
- * reads near 0.
+ * smaps_rollup/query: 0.46-0.57 natively, 0.50-0.68 under TCG; twice the
+ * rollup's walk per VMA reads 0.92 and more. The bound sits 25 % above the
+ * highest healthy median; a rollup that walks nothing reads near 0.
  */
 #define ROLLUP_MIN_RATIO	0.25
 #define ROLLUP_MAX_RATIO	0.85
@@ -100,8 +102,8 @@
 
 /*
  * Reader CPU per entry while the target changes over the same when it is
- * still, the worse of maps and smaps: 0.97-1.49 natively. Lock waits are
- * not CPU; a reader that retries or re-walks VMAs is.
+ * still, the worse of maps and smaps: 0.93-1.77 natively, 1.05-1.67 under
+ * TCG. Lock waits are not CPU; a reader that retries or re-walks VMAs is.
  */
 #define CHURN_COST_MAX_RATIO	3.0
 
