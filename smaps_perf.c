@@ -113,7 +113,7 @@
 #define MIN_SCALE		0.25
 #define MAX_SCALE		1.5	/* a 30 s budget ends inside a 45 s timeout */
 #define TARGET_VMAS		4096	/* mappings of the target */
-#define MIN_VMAS		1024	/* fewer: the cost checks skip */
+#define MIN_VMAS		768	/* fewer: the cost checks skip */
 #define MAP_COUNT_MARGIN	64	/* of vm.max_map_count, kept free */
 #define ROUNDS			31	/* times --scale, at least ROUNDS_MIN */
 #define ROUNDS_MIN		7
