@@ -496,15 +496,16 @@ static void run_check(const struct check *c, const struct intro_budget *b)
 {
 	struct placement *p = &placements[c->where];
 	double *const *v = c->request ? p->request : p->round_trip;
-	const char *skip = p->skip;
+	const char *skip;
 	double *ratio, value;
 	int result;
 	size_t i, n;
 
 	if (!p->measured)
 		measure(p, b);
+	skip = p->skip;
 	n = c->request ? p->request_pairs : p->round_trip_pairs;
-	if (!p->skip && n < MIN_PAIRS)
+	if (!skip && n < MIN_PAIRS)
 		skip = p->pairs < MIN_PAIRS ?
 		       "too few block pairs measured in the time budget" :
 		       "CPU contended: too few samples another task did not hold up";
