@@ -1418,7 +1418,7 @@ int main(int argc, char **argv)
 		ts_family = nl_request(nl_fd, &req, true);
 	}
 	if (ts_family == -ENOENT)
-		ksft_exit_skip("no taskstats genetlink family: kernel without CONFIG_TASKSTATS\n");
+		ksft_exit_skip("no taskstats genetlink family: no CONFIG_TASKSTATS, or not init_net\n");
 	if (ts_family <= 0) {
 		errno = -ts_family;
 		ksft_exit_fail_perror("resolve the taskstats family");
