@@ -472,7 +472,6 @@ struct wl_shared {
 #define NO_TASK		"task limit: thread or process creation refused (EAGAIN)"
 #define NO_ROOM		"memory cgroup: under 8 MiB of room for 2 s"
 
-
 static struct wl_shared *shared;
 static unsigned long sink;
 
@@ -1418,7 +1417,7 @@ int main(int argc, char **argv)
 		ts_family = nl_request(nl_fd, &req, true);
 	}
 	if (ts_family == -ENOENT)
-		ksft_exit_skip("no taskstats genetlink family: no CONFIG_TASKSTATS, or not init_net\n");
+		ksft_exit_skip("no taskstats family: no CONFIG_TASKSTATS, or not init_net\n");
 	if (ts_family <= 0) {
 		errno = -ts_family;
 		ksft_exit_fail_perror("resolve the taskstats family");
