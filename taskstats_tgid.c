@@ -72,11 +72,11 @@
 /*
  * listener_exit_latency: median over pairs of blocks of the latency of a
  * thread exit with / without the listener, same thread, same CPU. Healthy
- * kernels read 1.03 to 1.38 (the highest at nice 19 beside a CPU hog, where
- * cold caches lengthen the listener's path most, and under TCG); an exit
- * with a listener 1.7 times as slow read 2.75 under TCG, twice as slow
- * reads at least twice the healthy ratio. 1.8 keeps 30 % above the
- * highest healthy figure.
+ * kernels read 0.97 to 1.40 (the widest at nice 19 beside a CPU hog, where
+ * cold caches lengthen the listener's path most; the highest under TCG);
+ * an exit with a listener 1.7 times as slow reads 2.6 under TCG, twice as
+ * slow at least twice the healthy ratio. 1.8 keeps 29 % above the highest
+ * healthy figure.
  */
 #define EXIT_RATIO_MAX		1.80
 #define COST_MIN_PAIRS		10	/* noise gate: fewer pairs decide nothing */
