@@ -657,7 +657,9 @@ static void sum_ratio(struct sum_tally *s, const char *field, __u64 tgid,
 /*
  * The summed fields. utime, stime and cpu_run_real_total are tick sampled:
  * judged only over SUM_MIN_TICKS (@tick_unit: the field's units per us).
- * The delay totals are delay_totals_match_threads's.
+ * The delay totals are delay_totals_match_threads's, less irq_delay_total:
+ * an interrupt between a thread's two samples is a large share of the few
+ * a group sees.
  */
 static const struct {
 	const char *name;
@@ -680,9 +682,6 @@ static const struct {
 	{ "thrashing_delay_total", TS_OFF(thrashing_delay_total), 0, true },
 	{ "compact_delay_total", TS_OFF(compact_delay_total), 0, true },
 	{ "wpcopy_delay_total", TS_OFF(wpcopy_delay_total), 0, true },
-#if TASKSTATS_VERSION >= 14
-	{ "irq_delay_total", TS_OFF(irq_delay_total), 0, true },
-#endif
 };
 
 static __u64 field(const struct taskstats *t, size_t off)
