@@ -44,8 +44,9 @@
  * Tick sampling: a child with R ns of runtime, a share p of it user time,
  * gets N = R / jiffy ticks, each user with probability p, and
  * cputime_adjust() scales the user ticks to R, so ru_utime / the user time
- * has a relative spread of sqrt((1 - p) / (p N)). The long level (p ~ 1)
- * resolves a 25 % shift with a few ticks; the short level's user share of
+ * has a relative spread of sqrt((1 - p) / (p N)): at 1 ms of work per
+ * syscall (p = 0.8 emulated, 0.99 native) 0.02 or less over ROUNDS traced
+ * children of 200 ms. At 1 us of work per syscall, the user share of
  * the tracing overhead has a spread of about sqrt(p (1 - p) / N) / (1 - p),
  * 0.02 with p = 0.15 and N = 750 ticks (3 s at HZ=250): ROUNDS traced
  * children of 300 ms give that, and a 25 % shift is then ten spreads away.
@@ -93,11 +94,12 @@
 #define TOTAL_RUNTIME_MAX_US	50
 
 /*
- * Runtime per ns of the child's own clock: 1 on a healthy kernel; a task
- * charged 10 % more or less than it ran reads 1.10 or 0.90.
+ * Runtime per ns of the child's own clock: 1.000-1.006 on a healthy kernel,
+ * traced up to 1.019 under emulation; a task charged 10 % more or less than
+ * it ran reads 1.10 or 0.90: the bounds sit halfway.
  */
-#define RATE_LO		0.97
-#define RATE_HI		1.03
+#define RATE_LO		0.95
+#define RATE_HI		1.05
 #define RATE_MIN_POINTS	32	/* unpreempted segments a child must have */
 #define RATE_MAX_POINTS	256	/* Theil-Sen takes n^2 / 2 slopes */
 #define PREEMPTED	1.5
@@ -132,11 +134,11 @@ static const struct kind_cfg {
 	unsigned long long target_ms;	/* runtime per child */
 } kinds[NR_KINDS] = {
 	[UNTRACED]	 = { "untraced",	false, false, 1000, 100 },
-	[TRACED]	 = { "traced",		true,  false, 1000, 100 },
+	[TRACED]	 = { "traced",		true,  false, 1000, 200 },
 	[UNTRACED_SHORT] = { "untraced_short",	false, false, 1, 50 },
 	[TRACED_SHORT]	 = { "traced_short",	true,  false, 1, 300 },
 	[CROSS_UNTRACED] = { "cross_untraced",	false, true,  1000, 100 },
-	[CROSS_TRACED]	 = { "cross_traced",	true,  true,  1000, 100 },
+	[CROSS_TRACED]	 = { "cross_traced",	true,  true,  1000, 200 },
 };
 
 /* The child's exit codes; from 10 on, clear of exit(1) from the library. */
