@@ -327,7 +327,9 @@ static int stop_block(const struct placement *p, pid_t pid,
 	long long waited, preempted;
 	uint64_t t0, t1;
 
-	b->stops = b->requests = b->lookups = 0;
+	b->stops = 0;
+	b->requests = 0;
+	b->lookups = 0;
 	__atomic_store_n(stops_done, 0, __ATOMIC_RELAXED);
 	send_cmd(pid, CMD_STOPS);
 	while ((stopsig = wait_stop(pid)) != SIGSTOP)
@@ -512,7 +514,8 @@ static void run_check(const struct check *c, const struct intro_budget *b)
 		       "too few block pairs measured in the time budget" :
 		       "CPU contended: too few samples another task did not hold up";
 	if (skip) {
-		intro_figures(c->name, "pairs=%zu judged_pairs=%zu min_pairs=%d usable_cpus=%d seconds=%.2f",
+		intro_figures(c->name,
+			      "pairs=%zu judged_pairs=%zu min_pairs=%d usable_cpus=%d seconds=%.2f",
 			      p->pairs, n, MIN_PAIRS, nr_cpus, p->seconds);
 		intro_report(c->name, KSFT_SKIP, skip);
 		return;
@@ -524,14 +527,15 @@ static void run_check(const struct check *c, const struct intro_budget *b)
 		ratio[i] = v[0][i] / v[1][i];
 	intro_sort(ratio, n);
 	value = intro_median(ratio, n, true);
-	intro_figures(c->name, "ratio=%.3f bound=%.2f %s_us=%.2f %s_us=%.2f ratio_p10=%.3f ratio_p90=%.3f pairs=%zu measured_pairs=%zu",
+	intro_figures(c->name,
+		      "ratio=%.3f bound=%.2f %s_us=%.2f %s_us=%.2f p10=%.3f p90=%.3f pairs=%zu",
 		      value, c->bound,
 		      c->request ? "request" : "stop_round_trip",
 		      intro_median(v[0], n, false) / NSEC_PER_USEC,
 		      c->request ? "lookup_pair" : "plain_round_trip",
 		      intro_median(v[1], n, false) / NSEC_PER_USEC,
 		      intro_quantile(ratio, n, 0.1, true),
-		      intro_quantile(ratio, n, 0.9, true), n, p->pairs);
+		      intro_quantile(ratio, n, 0.9, true), n);
 	result = value <= c->bound ? KSFT_PASS :
 		 preempt_rt ? KSFT_XFAIL : KSFT_FAIL;
 	if (result != KSFT_PASS || opts.verbose)
