@@ -315,9 +315,10 @@ static long long involuntary_switches(void)
 
 /*
  * One block of syscall stops of @pid: per stop the round trip (resume to
- * the stop), and on alternate stops the request or its reference, whichever
- * comes first after the stop (the first work after a context switch pays
- * for cold caches and TLB, under emulation several times over); in ns.
+ * the stop), and the request or its reference, whichever of the two is
+ * made first after the stop, alternately (the first work after a context
+ * switch pays for cold caches and TLB, under emulation several times
+ * over); in ns.
  * Return: 0, -1 if the inspection was refused (errno set).
  */
 static int stop_block(const struct placement *p, pid_t pid,
