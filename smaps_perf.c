@@ -121,6 +121,7 @@
 #define RESERVE_FRACTION	0.15	/* kept for the checks and teardown */
 #define LOCK_VMAS		16	/* mlock()ed mappings, within the rlimit */
 #define READ_BUF_BYTES		(1024 * 1024)
+#define SLOTS			8	/* places in the buffer a round reads to */
 #define CONSISTENCY_TRIES	8	/* rollup/smaps/rollup triples, at most */
 #define CHILD_MAPS_BYTES	(64 * 1024)	/* the target's maps at start */
 #define PATH_LEN		64
@@ -614,7 +615,8 @@ struct smaps_bench {
 	struct target tgt;
 	long page_size;
 	long max_map_count;
-	char *buf;		/* READ_BUF_BYTES, for every timed read */
+	char *buf;		/* READ_BUF_BYTES + slots, for every timed read */
+	char *at;		/* where this round reads to: buf + a slot */
 	struct text text;
 	int rounds;
 	int rounds_max;
@@ -654,7 +656,7 @@ static int read_whole(const char *path)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	while ((n = read(fd, bench.buf, READ_BUF_BYTES)) > 0)
+	while ((n = read(fd, bench.at, READ_BUF_BYTES)) > 0)
 		;
 	close(fd);
 	return n < 0 ? -1 : 0;
@@ -667,7 +669,7 @@ static int read_whole(const char *path)
  */
 static int query_walk(const char *maps)
 {
-	struct procmap_query q;
+	struct procmap_query *q = (struct procmap_query *)bench.at;
 	__u64 addr = 0;
 	int fd, err = 0;
 
@@ -675,15 +677,15 @@ static int query_walk(const char *maps)
 	if (fd < 0)
 		return -1;
 	for (;;) {
-		memset(&q, 0, sizeof(q));
-		q.size = sizeof(q);
-		q.query_flags = PROCMAP_QUERY_COVERING_OR_NEXT_VMA;
-		q.query_addr = addr;
-		if (ioctl(fd, PROCMAP_QUERY, &q)) {
+		memset(q, 0, sizeof(*q));
+		q->size = sizeof(*q);
+		q->query_flags = PROCMAP_QUERY_COVERING_OR_NEXT_VMA;
+		q->query_addr = addr;
+		if (ioctl(fd, PROCMAP_QUERY, q)) {
 			err = errno == ENOENT ? 0 : errno;
 			break;
 		}
-		addr = q.vma_end;
+		addr = q->vma_end;
 	}
 	close(fd);
 	errno = err;
@@ -714,7 +716,12 @@ static double time_cost(enum cost_kind c)
  * Rounds of one timed walk of each kind, each check's two next to each
  * other, first one then the other first, so that what slows the reader
  * down (a busy CPU, emulation, cache misses caused elsewhere) weighs on a
- * file and on its reference alike.
+ * file and on its reference alike. Each round reads (and queries) into
+ * another of SLOTS places of the buffer, a page and a cache line apart:
+ * where a copy_to_user() destination lies can alias with the kernel's own
+ * pages in a TLB or cache (under qemu TCG one place read 1.5 times the
+ * cost of the others), and one place used throughout would weigh on every
+ * round.
  */
 static void measure_costs(void)
 {
@@ -724,12 +731,14 @@ static void measure_costs(void)
 		bench.cpu_ns[c] = calloc(bench.rounds_max, sizeof(double));
 		if (!bench.cpu_ns[c])
 			ksft_exit_fail_perror("allocate samples");
+		bench.at = bench.buf;
 		time_cost(c);	/* warm the caches */
 	}
 	for (r = 0; r < bench.rounds_max; r++) {
 		if (r >= ROUNDS_MIN &&
 		    intro_budget_left_ns(&bench.budget) < reserve_ns())
 			break;
+		bench.at = bench.buf + (r % SLOTS) * (bench.page_size + 256);
 		for (k = 0; k < NR_COSTS; k++) {
 			c = round_order[r % 2 ? NR_COSTS - 1 - k : k];
 			bench.cpu_ns[c][r] = time_cost(c);
@@ -1662,7 +1671,7 @@ int main(int argc, char **argv)
 	bench.rounds_max = (int)lround(ROUNDS * bench.opts.scale);
 	if (bench.rounds_max < ROUNDS_MIN)
 		bench.rounds_max = ROUNDS_MIN;
-	bench.buf = malloc(READ_BUF_BYTES);
+	bench.buf = malloc(READ_BUF_BYTES + SLOTS * (bench.page_size + 256));
 	if (!bench.buf)
 		ksft_exit_fail_perror("allocate read buffer");
 	room = bench.max_map_count - MAP_COUNT_MARGIN;
