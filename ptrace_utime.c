@@ -95,6 +95,7 @@
  * of the zombie but for the microsecond truncation of the two timevals.
  */
 #define TOTAL_RUNTIME_MAX_US	50
+#define EXIT_WAIT_MS		100	/* for a zombie to leave its CPU */
 
 /*
  * Runtime per ns of the child's own clock: healthy 1.000-1.011, traced
@@ -259,16 +260,36 @@ static double schedstat_ns(pid_t pid)
 	return (double)rt;
 }
 
+/* voluntary_ctxt_switches of @pid (/proc/PID/status); -1 if unreadable */
+static long voluntary_switches(pid_t pid)
+{
+	static const char key[] = "\nvoluntary_ctxt_switches:";
+	char path[64], buf[4096];
+	const char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (intro_read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	p = strstr(buf, key);
+	return p ? strtol(p + sizeof(key) - 1, NULL, 10) : -1;
+}
+
 /*
  * Resume the tracee at every stop, then read its schedstat runtime while it
  * is a zombie (waitid() WNOWAIT), before wait4() reaps it: ru_* come from
  * that wait4() only, as an earlier read would move the cputime_adjust()
- * monotonicity floor (prev_cputime).
+ * monotonicity floor (prev_cputime). A zombie may not have left its CPU
+ * yet, and its runtime grows until it does: its last switch, from
+ * do_task_dead(), counts as voluntary in __schedule() after the dequeue
+ * that updates its runtime, so the read waits (up to EXIT_WAIT_MS) for the
+ * count to pass what it was at the PTRACE_EVENT_EXIT stop.
  */
 static int trace_child(pid_t pid, struct run *r, int *st, struct rusage *ru)
 {
+	unsigned long msg;
 	siginfo_t zombie;
-	int sig;
+	long sw = -1;
+	int sig, i;
 
 	if (wait_child(pid, st, NULL) || !WIFSTOPPED(*st) ||
 	    ptrace(PTRACE_SETOPTIONS, pid, NULL,
@@ -280,8 +301,12 @@ static int trace_child(pid_t pid, struct run *r, int *st, struct rusage *ru)
 		if (wait_child(pid, st, NULL) || !WIFSTOPPED(*st))
 			return -1;
 		sig = WSTOPSIG(*st);
-		if (*st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8)))
+		if (*st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
+			/* a request: the tracee is off its CPU by now */
+			if (!ptrace(PTRACE_GETEVENTMSG, pid, NULL, &msg))
+				sw = voluntary_switches(pid);
 			break;
+		}
 		r->stops += sig == SYSCALL_STOP;
 		if (sig == SYSCALL_STOP || sig == SIGTRAP)
 			sig = 0;
@@ -291,6 +316,9 @@ static int trace_child(pid_t pid, struct run *r, int *st, struct rusage *ru)
 	if (ptrace(PTRACE_CONT, pid, NULL, NULL) ||
 	    waitid(P_PID, pid, &zombie, WEXITED | WNOWAIT | __WALL))
 		return -1;
+	for (i = 0; sw >= 0 && voluntary_switches(pid) <= sw &&
+	     i < EXIT_WAIT_MS * 10; i++)
+		usleep(100);
 	r->sched = schedstat_ns(pid);
 	return wait_child(pid, st, ru);
 }
