@@ -61,6 +61,12 @@ class Parse(unittest.TestCase):
         self.assertEqual([r.checks[("wait_inactive", "same_cpu_request_median")][1]["ratio"]
                           for r in runs], [2.3, 3.3])
 
+    def test_lava_log(self):
+        text = "".join('- {"dt": "2026-12-02T00:00:00.000000", "lvl": "target", "msg": "%s"}\n' % l
+                       for l in runner("wait_inactive", own(2.5, 40)).splitlines())
+        runs = compare.read(write('- {"dt": "x", "lvl": "info", "msg": "start"}\n' + text))
+        self.assertEqual(runs[0].checks[("wait_inactive", "same_cpu_request_median")][1]["ratio"], 2.5)
+
     def test_own_ktap_takes_program_from_other_files(self):
         sides = [compare.read(write(own(2.3, 40))),
                  compare.read(write(runner("wait_inactive", own(2.4, 41))))]
