@@ -723,7 +723,7 @@ static double time_cost(enum cost_kind c)
  * other, first one then the other first, so that what slows the reader
  * down (a busy CPU, emulation, cache misses caused elsewhere) weighs on a
  * file and on its reference alike. Each round reads (and queries) into
- * another of SLOTS places of the buffer, a page and a cache line apart:
+ * another of SLOTS places of the buffer, a page and 256 bytes apart:
  * where a copy_to_user() destination lies can alias with the kernel's own
  * pages in a TLB or cache (under qemu TCG one place read 1.5 times the
  * cost of the others), and one place used throughout would weigh on every
