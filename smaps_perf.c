@@ -733,11 +733,11 @@ static void measure_costs(void)
 {
 	int r, k, c;
 
+	bench.at = bench.buf;
 	for (c = 0; c < NR_COSTS; c++) {
 		bench.cpu_ns[c] = calloc(bench.rounds_max, sizeof(double));
 		if (!bench.cpu_ns[c])
 			ksft_exit_fail_perror("allocate samples");
-		bench.at = bench.buf;
 		time_cost(c);	/* warm the caches */
 	}
 	for (r = 0; r < bench.rounds_max; r++) {
