@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -86,6 +87,25 @@ static void print_file(const char *label, const char *path)
 		return;
 	buf[strcspn(buf, "\n")] = '\0';
 	printf("LAB-INFO %s: %s\n", label, buf);
+}
+
+/*
+ * Each CPU's BogoMIPS line of /proc/cpuinfo: loops_per_jiffy * HZ / 500000,
+ * the calibration udelay() and ndelay() scale by (x86 __const_udelay(),
+ * arm's udelay), so a delay mutant's real length can be checked.
+ */
+static void print_bogomips(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncasecmp(line, "bogomips", 8))
+			printf("LAB-INFO bogomips: %s", strchr(line, ':') ?
+			       strchr(line, ':') + 2 : line);
+	fclose(f);
 }
 
 static void mount_fs(const char *src, const char *dir, const char *type)
@@ -267,6 +287,7 @@ int main(int argc, char **argv)
 	print_file("clocksource",
 		   "/sys/devices/system/clocksource/clocksource0/current_clocksource");
 	print_file("uptime-at-init", "/proc/uptime");
+	print_bogomips();
 	/*
 	 * kernel.task_delayacct as the guest starts and after each program:
 	 * taskstats_tgid's delay check skips while it is 0, so a change
