@@ -243,13 +243,10 @@ static long unshare_private_pages(long page)
 }
 
 /*
- * The target child: map the pages of a memfd @n times, one page per mapping
- * at offsets that never follow on (so no two VMAs merge): the first
- * LOCK_VMAS each their own page, mlock()ed where the rlimit allows, the
- * rest all the same page, so that a VMA costs its vm_area_struct and a
- * share of a page table but no page. Answer once and block in read() until
- * the parent closes the pipe. No stdio and no malloc here: nothing may add
- * a VMA that the parent did not count.
+ * The target: map a memfd page @n times at offsets that never follow on (no
+ * two VMAs merge); the first LOCK_VMAS each their own page, mlock()ed, the
+ * rest one page. Answer, then block until the parent closes the pipe. No
+ * stdio and no malloc: nothing may add a VMA that the parent did not count.
  */
 static void target_main(long n, int cmd_fd, int ack_fd)
 {
@@ -286,10 +283,8 @@ static void target_main(long n, int cmd_fd, int ack_fd)
 }
 
 /*
- * intro_fork() (PR_SET_PDEATHSIG: SIGKILL when the program dies, also when
- * it is killed) with a command pipe to the child and an answer pipe back:
- * in the child *@cmd_fd is the command read end and *@ack_fd the answer
- * write end, in the parent the other two. Return: as intro_fork().
+ * intro_fork() (the child dies with the program) with a command pipe to the
+ * child and an answer pipe back, each side's ends in *@cmd_fd, *@ack_fd.
  */
 static pid_t fork_piped(int *cmd_fd, int *ack_fd)
 {
@@ -774,10 +769,8 @@ static int rollup_mismatches(const char *check, const struct kb_sums *a,
 }
 
 /*
- * rollup, smaps, rollup on the target until a triple whose rollups were
- * of one state (changed_field() NULL, the target is blocked in read(): only
- * other processes moving shared pages' PSS can change it); that triple
- * decides.
+ * rollup, smaps, rollup until the two rollups agree (the target is blocked:
+ * only other processes move its shared pages' PSS); that triple decides.
  */
 static void check_consistency(void)
 {
@@ -802,13 +795,11 @@ static void check_consistency(void)
 /* ---- Reading a target that changes ----------------------------------------- */
 
 /*
- * The churner holds CHURN_PAIRS one-page shared mappings that it never
- * touches ("stable"), each followed by a slot of SLOT_PAGES pages that it
- * maps, unmaps, splits, faults and zaps at random while the parent reads
- * its maps, smaps and smaps_rollup in CHURN_READ_BYTES read() calls. A
- * read() ends every ten-odd maps lines and every smaps entry, and each next
- * one resumes in m_start(): every stable mapping sits beside a VMA that may
- * have gone away by then.
+ * The churner holds CHURN_PAIRS one-page mappings it never touches
+ * ("stable"), each followed by a slot of SLOT_PAGES pages that it maps,
+ * unmaps, splits, faults and zaps while the parent reads it in
+ * CHURN_READ_BYTES read()s: each read() resumes in m_start() beside a VMA
+ * that may have gone away.
  */
 enum churn_op { CH_UNMAP, CH_MAP, CH_SPLIT, CH_FAULT, CH_ZAP };
 /*
@@ -1219,10 +1210,9 @@ static void churner_pause(void)
 }
 
 /*
- * Read the churner in rounds of three: still, changing freely, changing at
- * each read() boundary (interleaved, so that load from elsewhere weighs on
- * the quiet and the changing reads alike), CHURN_MIN_READS rounds and then
- * for CHURN_FRACTION of the budget, at most CHURN_MAX_READS rounds.
+ * Rounds of a still, a changing and a stepped read of each file, interleaved
+ * so that load weighs on all alike: CHURN_MIN_READS rounds, then for
+ * CHURN_FRACTION of the budget, at most CHURN_MAX_READS.
  */
 static void measure_churn(void)
 {
