@@ -844,10 +844,12 @@ static void *map_slot(char *slot, long page)
 }
 
 /*
- * One random change to a slot (xorshift @x). Errors (a slot already a hole,
- * a page not writable for MADV_POPULATE_WRITE) are fine.
+ * One random change to a slot (xorshift @x); its syscall's result. Errors
+ * (a slot already a hole, a page not writable) are fine: a fault is a
+ * read() from /dev/zero (@zero) into the slot, which returns EFAULT where
+ * a store would raise SIGSEGV.
  */
-static void churn_once(char *area, long page, unsigned long long *x)
+static long churn_once(char *area, long page, int zero, unsigned long long *x)
 {
 	char *slot;
 
@@ -857,20 +859,15 @@ static void churn_once(char *area, long page, unsigned long long *x)
 	slot = area + ((*x % CHURN_PAIRS) * (1 + SLOT_PAGES) + 1) * page;
 	switch (churn_ops[(*x >> 32) % ARRAY_SIZE(churn_ops)]) {
 	case CH_UNMAP:
-		munmap(slot, SLOT_PAGES * page);
-		break;
+		return munmap(slot, SLOT_PAGES * page);
 	case CH_MAP:
-		map_slot(slot, page);
-		break;
+		return map_slot(slot, page) == MAP_FAILED;
 	case CH_SPLIT:
-		mprotect(slot + page, page, PROT_READ);
-		break;
+		return mprotect(slot + page, page, PROT_READ);
 	case CH_FAULT:
-		madvise(slot, SLOT_PAGES * page, MADV_POPULATE_WRITE);
-		break;
+		return read(zero, slot, SLOT_PAGES * page);
 	default:
-		madvise(slot, SLOT_PAGES * page, MADV_DONTNEED);
-		break;
+		return madvise(slot, SLOT_PAGES * page, MADV_DONTNEED);
 	}
 }
 
@@ -903,6 +900,7 @@ static void churner_main(struct churn_ctl *ctl, int cmd_fd, int ack_fd)
 	unsigned long long x = 0x9e3779b97f4a7c15ULL;	/* any non-zero */
 	size_t stride = (1 + SLOT_PAGES) * page;
 	struct churn_cmd cmd;
+	int zero = open("/dev/zero", O_RDONLY | O_CLOEXEC);
 	long gone = -1;
 	char *area, *p, c = 0;
 
@@ -927,7 +925,7 @@ static void churner_main(struct churn_ctl *ctl, int cmd_fd, int ack_fd)
 					   __ATOMIC_RELAXED);
 		while (cmd.op == CC_RUN &&
 		       !__atomic_load_n(&ctl->stop, __ATOMIC_ACQUIRE)) {
-			churn_once(area, page, &x);
+			churn_once(area, page, zero, &x);
 			__atomic_add_fetch(&ctl->ops, 1, __ATOMIC_RELAXED);
 		}
 		if (write(ack_fd, &c, 1) != 1)
