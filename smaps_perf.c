@@ -3,33 +3,25 @@
  * smaps_perf - what /proc/PID/maps, smaps and smaps_rollup cost per mapping,
  * and whether smaps_rollup adds up to the sum of the smaps entries.
  *
- * Regression guarded: linux-mm, August 2016, "[PACTH v2 0/3] Implement
- * /proc/<pid>/totmaps". A monitor summing Rss/Pss over smaps of a process
- * holding vm.max_map_count one-page shared mappings spent about half of its
- * kernel time in vsnprintf(). Merged in answer: smaps_rollup (493b0e9d945f,
- * v4.14) and the smaps number printer seq_put_decimal_ull_width()
- * (d1be35cb6f96, v4.17).
+ * Regression guarded: linux-mm, August 2016, "Implement /proc/<pid>/totmaps":
+ * summing smaps of a process with many mappings spent half its kernel time
+ * in vsnprintf(); smaps_rollup (493b0e9d945f, v4.14) and
+ * seq_put_decimal_ull_width() (d1be35cb6f96, v4.17) followed.
  *
  * A target blocked in read() maps one page thousands of times (VMAs that
  * cannot merge). Each cost is the reader's CPU per VMA against a reference
- * read of the same VMAs by the same reader, the two timed next to each
- * other in rounds (median of the per-round ratios), so that load, priority
- * and emulation slow both alike:
- *  - maps against PROCMAP_QUERY over every VMA (do_procmap_query(): the
- *    VMA lookup without seq_file and without formatting), so a cost added
- *    to show_map_vma() or to seq_read_iter() shows;
- *  - smaps against maps: what show_smap() adds to the same seq_file walk;
- *  - smaps_rollup against PROCMAP_QUERY: its own walk of the VMAs.
+ * walk of the same VMAs by the same reader, the two timed next to each other
+ * in rounds (median of the per-round ratios), so that load, priority and
+ * emulation slow both alike: maps and smaps_rollup against PROCMAP_QUERY
+ * (the VMA lookup without seq_file and formatting), smaps against maps.
  * smaps_rollup equals the sum over the smaps entries; maps lists every VMA
  * once, in order.
  *
- * And while a target maps, unmaps, splits and faults beside mappings it
- * never touches: every read of maps and smaps reports each of those with
- * its range, smaps_rollup's Rss stays within what the change allows, and
- * the reader's CPU per entry stays near that of a quiet read. A mapping
- * after one unmapped between two read() calls was lost until 855af072b5e4
- * ("mm, proc: Fix region lost in /proc/self/smaps", 2016); since 6.17 maps
- * is read under per-VMA locks, not mmap_lock.
+ * A second target maps, unmaps, splits and faults beside mappings it never
+ * touches while read: maps and smaps report each of those (a mapping after
+ * one unmapped between two read()s was lost until 855af072b5e4), the
+ * rollup's Rss stays within what the change allows, and the reader's CPU
+ * per entry stays near that of a quiet read.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -42,7 +34,6 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sched.h>
-#include <sys/resource.h>
 #include <unistd.h>
 #include <linux/fs.h>
 
@@ -51,30 +42,22 @@
 /* ---- Bounds --------------------------------------------------------------- */
 
 /*
- * maps/query: healthy medians 1.18-1.29 natively (idle, beside a CPU hog,
- * at nice 19 beside one, two copies) and 1.24-1.44 under TCG across kernel
- * builds; twice the maps cost per VMA reads 2.4 and more. The bound sits
- * 25 % above the highest healthy median, halfway to that. Below the
- * minimum, maps stopped printing.
+ * Each cost bound sits 25-33 % above the highest healthy median (natively
+ * and under qemu TCG, lab/README), below what twice the cost per VMA reads;
+ * below the lower bound the file stopped printing (or walking).
+ * maps/query: healthy 1.18-1.44, twice the maps cost 2.4.
  */
 #define MAPS_MIN_RATIO		0.6
 #define MAPS_MAX_RATIO		1.8
 
 /*
- * smaps/maps: 4.8-5.4 natively, 6.1-6.4 under TCG, where formatting weighs
- * more; twice the smaps cost per VMA reads 9.6 and more. The bound sits
- * 33 % above the highest healthy median. A maps twice as slow (in
- * show_map_vma() or seq_read_iter(), which smaps shares) lowers it to 2.1;
- * an smaps that stopped printing its fields falls towards 1.
+ * smaps/maps: healthy 4.8-6.4 (formatting weighs more under TCG), twice the
+ * smaps cost 9.6; a maps twice as slow (also in smaps) lowers it to 2.1.
  */
 #define SMAPS_MIN_RATIO		1.5
 #define SMAPS_MAX_RATIO		8.5
 
-/*
- * smaps_rollup/query: 0.46-0.57 natively, 0.50-0.68 under TCG; twice the
- * rollup's walk per VMA reads 0.92 and more. The bound sits 25 % above the
- * highest healthy median; a rollup that walks nothing reads near 0.
- */
+/* smaps_rollup/query: healthy 0.46-0.68, twice the rollup's walk 0.92. */
 #define ROLLUP_MIN_RATIO	0.25
 #define ROLLUP_MAX_RATIO	0.85
 
@@ -93,17 +76,16 @@
 #define PSS_DRIFT_MAX_KB	4
 
 /*
- * smaps_rollup of the churner while it changes: its quiet Rss less what
- * its own stack and data may give back, up to that plus every slot page
- * faulted in; a rollup that loses or repeats VMAs past a dropped lock
- * leaves the range.
+ * smaps_rollup of the churner while it changes: its quiet Rss less what its
+ * own stack and data may give back, up to that plus every slot page; a
+ * rollup that loses or repeats VMAs past a dropped lock leaves the range.
  */
 #define ROLLUP_SLACK_KB		256
 
 /*
  * Reader CPU per entry while the target changes over the same when it is
- * still, the worse of maps and smaps: 0.93-1.77 natively, 1.05-1.67 under
- * TCG. Lock waits are not CPU; a reader that retries or re-walks VMAs is.
+ * still, the worse of maps and smaps: healthy 0.93-1.77. Lock waits are not
+ * CPU; a reader that retries or re-walks VMAs is.
  */
 #define CHURN_COST_MAX_RATIO	3.0
 
@@ -113,31 +95,25 @@
 #define MIN_SCALE		0.25
 #define MAX_SCALE		1.5	/* a 30 s budget ends inside a 45 s timeout */
 #define TARGET_VMAS		4096	/* mappings of the target */
-#define MIN_VMAS		768	/* fewer: the cost checks skip */
+#define MIN_VMAS		768	/* fewer: the program skips */
 #define MAP_COUNT_MARGIN	64	/* of vm.max_map_count, kept free */
-#define ROUNDS			31	/* times --scale, at least ROUNDS_MIN */
+#define ROUNDS			31	/* times --scale (<= 2), at least ROUNDS_MIN */
 #define ROUNDS_MIN		7
 #define CHURN_FRACTION		0.1	/* of the budget, reads under change */
 #define RESERVE_FRACTION	0.15	/* kept for the checks and teardown */
-#define LOCK_VMAS		16	/* mlock()ed mappings, within the rlimit */
+#define LOCK_VMAS		16	/* mlock()ed mappings, as RLIMIT_MEMLOCK allows */
 #define READ_BUF_BYTES		(1024 * 1024)
 #define SLOTS			8	/* places in the buffer a round reads to */
 #define CONSISTENCY_TRIES	8	/* rollup/smaps/rollup triples, at most */
-#define CHILD_MAPS_BYTES	(64 * 1024)	/* the target's maps at start */
 #define PATH_LEN		64
-#define RATIOS_LEN		1024	/* one evidence line of per-round ratios */
+#define LINE_LEN		1024	/* one evidence line */
 #define CHURN_PAIRS		128	/* stable mappings, each before a slot */
 #define SLOT_PAGES		4	/* pages of a churning slot */
 #define CHURN_READ_BYTES	1024	/* read() size: many resumes per file */
 #define CHURN_MAX_READS		200	/* of each file, under change */
 #define CHURN_MIN_READS		3	/* under change, to judge a file */
-/*
- * Reads of each kind to judge changing_read_cost: with 3 quiet and 3
- * changing reads (qemu TCG within the budget) healthy ratios spread from
- * 0.53 to 3.22; natively about 50 are taken.
- */
+/* for changing_read_cost: from 3 reads each, healthy ratios spread to 3.22 */
 #define CHURN_COST_MIN_READS	9
-#define CHURN_SEED		0x9e3779b97f4a7c15ULL	/* xorshift, any non-zero */
 
 #ifndef PROCMAP_QUERY
 /* include/uapi/linux/fs.h of v6.11, for older headers */
@@ -168,13 +144,9 @@ static const struct intro_prog prog = {
 	"smaps_perf: the cost of /proc/PID/maps, smaps and smaps_rollup per mapping\n"
 	"(VMA), and smaps_rollup against the smaps sums.\n"
 	"\n"
-	"Guards the 2016 linux-mm report (\"Implement /proc/<pid>/totmaps\"): number\n"
-	"formatting was half of what smaps cost on a process with many mappings;\n"
-	"smaps_rollup (493b0e9d945f, v4.14) and a faster printer (d1be35cb6f96, v4.17)\n"
-	"followed. A target maps one page 4096 times; each cost is the reader's CPU\n"
-	"per VMA against a reference read of the same VMAs, the two timed next to\n"
-	"each other in rounds (median of the per-round ratios). A second target\n"
-	"changes while read.\n"
+	"A target maps one page 4096 times; each cost is the reader's CPU per VMA\n"
+	"against a reference walk of the same VMAs, timed next to each other in\n"
+	"rounds (median of the per-round ratios). A second target changes while read.\n"
 	"\n"
 	"Checks:\n"
 	"  maps_cost                maps / PROCMAP_QUERY over the VMAs in 0.6..1.8\n"
@@ -235,18 +207,6 @@ struct target_ack {
 	int err;
 };
 
-/* How many mappings to mlock(): LOCK_VMAS pages, fewer if RLIMIT_MEMLOCK is. */
-static long lockable_pages(long page)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_MEMLOCK, &rl))
-		return 0;
-	if (rl.rlim_cur == RLIM_INFINITY)
-		return LOCK_VMAS;
-	return rl.rlim_cur / page < LOCK_VMAS ? rl.rlim_cur / page : LOCK_VMAS;
-}
-
 /* A real store of the byte at @p (atomic: kept), so a COW page is copied. */
 static void store_same(char *p)
 {
@@ -262,7 +222,7 @@ static void store_same(char *p)
  */
 static long unshare_private_pages(long page)
 {
-	static char maps[CHILD_MAPS_BYTES];
+	static char maps[64 * 1024];
 	unsigned long lo, hi, a;
 	char *p, *q, *nl;
 	long lines = 0;
@@ -283,17 +243,14 @@ static long unshare_private_pages(long page)
 }
 
 /*
- * The target child: map the pages of a memfd @n times, one page per mapping
- * at offsets that never follow on (so no two VMAs merge): the first
- * LOCK_VMAS each their own page, mlock()ed where the rlimit allows, the
- * rest all the same page, so that a VMA costs its vm_area_struct and a
- * share of a page table but no page. Answer once and block in read() until
- * the parent closes the pipe. No stdio and no malloc here: nothing may add
- * a VMA that the parent did not count.
+ * The target: map a memfd page @n times at offsets that never follow on (no
+ * two VMAs merge); the first LOCK_VMAS each their own page, mlock()ed, the
+ * rest one page. Answer, then block until the parent closes the pipe. No
+ * stdio and no malloc: nothing may add a VMA that the parent did not count.
  */
 static void target_main(long n, int cmd_fd, int ack_fd)
 {
-	long page = sysconf(_SC_PAGESIZE), want_locked = lockable_pages(page);
+	long page = sysconf(_SC_PAGESIZE);
 	struct target_ack ack = { 0 };
 	struct timespec ts;
 	off_t off;
@@ -313,7 +270,7 @@ static void target_main(long n, int cmd_fd, int ack_fd)
 			break;
 		}
 		store_same(p);
-		if (ack.created < want_locked && !mlock(p, page))
+		if (ack.created < LOCK_VMAS && !mlock(p, page))
 			ack.locked++;
 		ack.created++;
 	}
@@ -326,10 +283,8 @@ static void target_main(long n, int cmd_fd, int ack_fd)
 }
 
 /*
- * intro_fork() (PR_SET_PDEATHSIG: SIGKILL when the program dies, also when
- * it is killed) with a command pipe to the child and an answer pipe back:
- * in the child *@cmd_fd is the command read end and *@ack_fd the answer
- * write end, in the parent the other two. Return: as intro_fork().
+ * intro_fork() (the child dies with the program) with a command pipe to the
+ * child and an answer pipe back, each side's ends in *@cmd_fd, *@ack_fd.
  */
 static pid_t fork_piped(int *cmd_fd, int *ack_fd)
 {
@@ -350,38 +305,26 @@ static pid_t fork_piped(int *cmd_fd, int *ack_fd)
 
 static void target_stop(struct target *t)
 {
-	if (t->pid <= 0)
-		return;
 	close(t->cmd_fd);
 	close(t->ack_fd);
 	intro_kill_wait(t->pid);
-	t->pid = -1;
 }
 
-/*
- * Fork @t and let it map @n times. Return: 0 with errno 0, or the mmap()
- * error that left it fewer mappings; -1 if it could not start.
- */
-static int target_start(struct target *t, long n)
+/* Fork @t and let it map @n times; exits if it cannot start. */
+static void target_start(struct target *t, long n)
 {
 	struct target_ack ack;
 
-	memset(t, 0, sizeof(*t));
 	t->pid = fork_piped(&t->cmd_fd, &t->ack_fd);
 	if (!t->pid)
 		target_main(n, t->cmd_fd, t->ack_fd);
-	if (t->pid < 0)
-		return -1;
-	if (read(t->ack_fd, &ack, sizeof(ack)) != sizeof(ack)) {
-		target_stop(t);
-		errno = EPIPE;
-		return -1;
-	}
+	if (t->pid < 0 || read(t->ack_fd, &ack, sizeof(ack)) != sizeof(ack))
+		ksft_exit_fail_perror("start the target");
+	if (ack.err)
+		ksft_print_msg("target: mmap_errno=%d\n", ack.err);
 	t->baseline = ack.baseline;
 	t->created = ack.created;
 	t->locked = ack.locked;
-	errno = ack.err;
-	return 0;
 }
 
 /* ---- Reading /proc -------------------------------------------------------- */
@@ -395,53 +338,35 @@ struct text {
 static void churner_step(const struct text *t);
 
 /*
- * Read @path to the end into @t (kept and grown between calls): with
- * @chunk 0 in read()s of all the room the buffer has left (at least
- * READ_BUF_BYTES), else in @chunk-byte read()s with a churner step between
- * two if @stepped. Return: 0, or -1 with errno set.
+ * Read @path to the end into @t (kept and grown between calls): with @chunk
+ * 0 in read()s of all the room left, else in @chunk-byte read()s with a
+ * churner step between two if @stepped. Exits on an error.
  */
-static int read_text(const char *path, struct text *t, size_t chunk,
-		     bool stepped)
+static void read_text(const char *path, struct text *t, size_t chunk,
+		      bool stepped)
 {
-	size_t room = chunk ? chunk + 1 : READ_BUF_BYTES;
-	size_t cap;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
-	char *p;
-	int fd;
 
-	t->len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		ksft_exit_fail_perror(path);
+	t->len = 0;
 	do {
-		if (t->cap - t->len < room) {
-			cap = t->cap * 2 + (chunk ? chunk + 1 : 2 * READ_BUF_BYTES);
-			p = realloc(t->p, cap);
-			if (!p) {
-				close(fd);
-				errno = ENOMEM;
-				return -1;
-			}
-			t->p = p;
-			t->cap = cap;
+		if (t->cap - t->len <= (chunk ? chunk : READ_BUF_BYTES)) {
+			t->cap = 2 * t->cap + 2 * READ_BUF_BYTES;
+			t->p = realloc(t->p, t->cap);
+			if (!t->p)
+				ksft_exit_fail_perror("allocate a read buffer");
 		}
 		n = read(fd, t->p + t->len, chunk ? chunk : t->cap - t->len - 1);
-		if (n > 0)
-			t->len += (size_t)n;
+		t->len += n > 0 ? (size_t)n : 0;
+		t->p[t->len] = '\0';
 		if (n > 0 && stepped)
 			churner_step(t);
 	} while (n > 0);
-	close(fd);
 	if (n < 0)
-		return -1;
-	t->p[t->len] = '\0';
-	return 0;
-}
-
-/* Read all of @path into @t; 0, or -1 with errno set. */
-static int slurp(const char *path, struct text *t)
-{
-	return read_text(path, t, 0, false);
+		ksft_exit_fail_perror(path);
+	close(fd);
 }
 
 static void proc_path(char *buf, size_t len, pid_t pid, enum file_kind f)
@@ -450,6 +375,12 @@ static void proc_path(char *buf, size_t len, pid_t pid, enum file_kind f)
 }
 
 /* ---- Parsing -------------------------------------------------------------- */
+
+/* Does a maps line or smaps header start here? (Field names: upper case.) */
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
 
 /*
  * The "Name: value kB" fields of smaps (fs/proc/task_mmu.c __show_smap())
@@ -542,11 +473,7 @@ static void end_entry(struct kb_sums *s, const unsigned long long *e)
 		s->frac_swap_pss++;
 }
 
-/*
- * Sum the kB fields of smaps or smaps_rollup text @t into @s. An entry
- * starts with a header line ("start-end perms ..."), which begins with a
- * lower-case hex digit; field names begin with an upper-case letter.
- */
+/* Sum the kB fields of smaps or smaps_rollup text @t into @s. */
 static void parse_smaps(const struct text *t, struct kb_sums *s)
 {
 	unsigned long long entry[NR_FIELDS] = { 0 };
@@ -560,7 +487,7 @@ static void parse_smaps(const struct text *t, struct kb_sums *s)
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
 			nl = end;
-		if ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')) {
+		if (is_hex(*p)) {
 			if (s->entries)
 				end_entry(s, entry);
 			memset(entry, 0, sizeof(entry));
@@ -620,13 +547,12 @@ struct smaps_bench {
 	struct intro_budget budget;
 	struct target tgt;
 	long page_size;
-	long max_map_count;
 	char *buf;		/* READ_BUF_BYTES + slots, for every timed read */
 	char *at;		/* where this round reads to: buf + a slot */
 	struct text text;
 	int rounds;
 	int rounds_max;
-	double *cpu_ns[NR_COSTS];	/* [cost][round] */
+	double cpu_ns[NR_COSTS][2 * ROUNDS];	/* reader CPU by cost, round */
 	bool no_query;		/* PROCMAP_QUERY: ENOTTY */
 	/* consistency */
 	struct kb_sums rollup, sum, rollup2;	/* rollup, smaps, rollup */
@@ -637,15 +563,6 @@ struct smaps_bench {
 };
 
 static struct smaps_bench bench;
-
-static long read_max_map_count(void)
-{
-	char num[PATH_LEN];
-
-	if (intro_read_file("/proc/sys/vm/max_map_count", num, sizeof(num)) <= 0)
-		return -1;
-	return strtol(num, NULL, 10);
-}
 
 /* What the rounds leave of the budget: the checks and the teardown. */
 static uint64_t reserve_ns(void)
@@ -721,25 +638,18 @@ static double time_cost(enum cost_kind c)
 /*
  * Rounds of one timed walk of each kind, each check's two next to each
  * other, first one then the other first, so that what slows the reader
- * down (a busy CPU, emulation, cache misses caused elsewhere) weighs on a
- * file and on its reference alike. Each round reads (and queries) into
- * another of SLOTS places of the buffer, a page and 256 bytes apart:
- * where a copy_to_user() destination lies can alias with the kernel's own
- * pages in a TLB or cache (under qemu TCG one place read 1.5 times the
- * cost of the others), and one place used throughout would weigh on every
- * round.
+ * (a busy CPU, emulation, cache misses caused elsewhere) weighs on a file
+ * and on its reference alike. Each round reads into another of SLOTS places
+ * of the buffer: a copy_to_user() destination can alias with the kernel's
+ * own pages in a TLB or cache, and one place would weigh on every round.
  */
 static void measure_costs(void)
 {
 	int r, k, c;
 
 	bench.at = bench.buf;
-	for (c = 0; c < NR_COSTS; c++) {
-		bench.cpu_ns[c] = calloc(bench.rounds_max, sizeof(double));
-		if (!bench.cpu_ns[c])
-			ksft_exit_fail_perror("allocate samples");
+	for (c = 0; c < NR_COSTS; c++)
 		time_cost(c);	/* warm the caches */
-	}
 	for (r = 0; r < bench.rounds_max; r++) {
 		if (r >= ROUNDS_MIN &&
 		    intro_budget_left_ns(&bench.budget) < reserve_ns())
@@ -760,26 +670,21 @@ struct ratio {
 
 static struct ratio cost_ratio(int a, int b, char *line, size_t cap)
 {
-	struct ratio r = { NAN, NAN, NAN };
-	double *v = calloc(bench.rounds + 1, sizeof(double));
+	double v[2 * ROUNDS];
+	struct ratio r;
 	size_t len;
 	int i;
 
-	if (!v)
-		ksft_exit_fail_perror("allocate ratios");
 	line[0] = '\0';
 	for (i = 0; i < bench.rounds; i++) {
 		v[i] = bench.cpu_ns[a][i] / bench.cpu_ns[b][i];
 		len = strlen(line);
 		snprintf(line + len, cap - len, "%s%.2f", i ? "," : "", v[i]);
 	}
-	if (bench.rounds) {
-		intro_sort(v, bench.rounds);
-		r.median = intro_median(v, bench.rounds, true);
-		r.min = v[0];
-		r.max = v[bench.rounds - 1];
-	}
-	free(v);
+	intro_sort(v, bench.rounds);
+	r.median = intro_median(v, bench.rounds, true);
+	r.min = v[0];
+	r.max = v[bench.rounds - 1];
 	return r;
 }
 
@@ -864,28 +769,23 @@ static int rollup_mismatches(const char *check, const struct kb_sums *a,
 }
 
 /*
- * rollup, smaps, rollup on the target until a triple whose rollups were
- * of one state (changed_field() NULL, the target is blocked in read(): only
- * other processes moving shared pages' PSS can change it); that triple
- * decides.
+ * rollup, smaps, rollup until the two rollups agree (the target is blocked:
+ * only other processes move its shared pages' PSS); that triple decides.
  */
 static void check_consistency(void)
 {
-	char rpath[PATH_LEN], spath[PATH_LEN];
+	struct kb_sums *sums[] = { &bench.rollup, &bench.sum, &bench.rollup2 };
+	char path[PATH_LEN];
+	int i;
 
-	proc_path(rpath, sizeof(rpath), bench.tgt.pid, F_ROLLUP);
-	proc_path(spath, sizeof(spath), bench.tgt.pid, F_SMAPS);
 	while (bench.cons_tries < CONSISTENCY_TRIES && !bench.cons_quiet) {
 		bench.cons_tries++;
-		if (slurp(rpath, &bench.text))
-			ksft_exit_fail_perror("read smaps_rollup");
-		parse_smaps(&bench.text, &bench.rollup);
-		if (slurp(spath, &bench.text))
-			ksft_exit_fail_perror("read smaps");
-		parse_smaps(&bench.text, &bench.sum);
-		if (slurp(rpath, &bench.text))
-			ksft_exit_fail_perror("read smaps_rollup");
-		parse_smaps(&bench.text, &bench.rollup2);
+		for (i = 0; i < 3; i++) {
+			proc_path(path, sizeof(path), bench.tgt.pid,
+				  i == 1 ? F_SMAPS : F_ROLLUP);
+			read_text(path, &bench.text, 0, false);
+			parse_smaps(&bench.text, sums[i]);
+		}
 		bench.cons_changed = changed_field(&bench.rollup,
 						   &bench.rollup2);
 		bench.cons_quiet = !bench.cons_changed;
@@ -895,16 +795,13 @@ static void check_consistency(void)
 /* ---- Reading a target that changes ----------------------------------------- */
 
 /*
- * The churner holds CHURN_PAIRS one-page shared mappings that it never
- * touches ("stable"), each followed by a slot of SLOT_PAGES pages that it
- * maps, unmaps, splits, faults and zaps at random while the parent reads
- * its maps, smaps and smaps_rollup in CHURN_READ_BYTES read() calls. A
- * read() ends every ten-odd maps lines and every smaps entry, and each next
- * one resumes in m_start(): every stable mapping sits beside a VMA that may
- * have gone away by then.
+ * The churner holds CHURN_PAIRS one-page mappings it never touches
+ * ("stable"), each followed by a slot of SLOT_PAGES pages that it maps,
+ * unmaps, splits, faults and zaps while the parent reads it in
+ * CHURN_READ_BYTES read()s: each read() resumes in m_start() beside a VMA
+ * that may have gone away.
  */
 enum churn_op { CH_UNMAP, CH_MAP, CH_SPLIT, CH_FAULT, CH_ZAP };
-enum slot_state { SLOT_NONE, SLOT_RW, SLOT_SPLIT, SLOT_HOLE };
 /*
  * Quiet reads; reads while the churner changes slots freely; reads that
  * stop after each read() while it unmaps the slot after the last record
@@ -932,14 +829,6 @@ struct churner {
 	unsigned long area;	/* first stable mapping */
 };
 
-static unsigned long long churn_next(unsigned long long *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
-}
-
 /*
  * A slot that goes away between two read()s is what a resuming reader can
  * trip on, so unmapping and mapping again are drawn twice as often.
@@ -948,66 +837,56 @@ static const enum churn_op churn_ops[] = {
 	CH_UNMAP, CH_MAP, CH_UNMAP, CH_MAP, CH_SPLIT, CH_FAULT, CH_ZAP, CH_FAULT,
 };
 
-/* One random change to a slot; errors (a slot already a hole) are fine. */
-static void churn_once(char *area, long page, unsigned char *state,
-		       unsigned long long *x)
+static void *map_slot(char *slot, long page)
 {
-	unsigned long long r = churn_next(x);
-	long i = (long)(r % CHURN_PAIRS), k;
-	size_t len = SLOT_PAGES * page;
-	char *slot = area + (i * (1 + SLOT_PAGES) + 1) * page;
+	return mmap(slot, SLOT_PAGES * page, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+}
 
-	switch (churn_ops[(r >> 32) % ARRAY_SIZE(churn_ops)]) {
+/*
+ * One random change to a slot (xorshift @x); its syscall's result. Errors
+ * (a slot already a hole, a page not writable) are fine: a fault is a
+ * read() from /dev/zero (@zero) into the slot, which returns EFAULT where
+ * a store would raise SIGSEGV.
+ */
+static long churn_once(char *area, long page, int zero, unsigned long long *x)
+{
+	char *slot;
+
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	slot = area + ((*x % CHURN_PAIRS) * (1 + SLOT_PAGES) + 1) * page;
+	switch (churn_ops[(*x >> 32) % ARRAY_SIZE(churn_ops)]) {
 	case CH_UNMAP:
-		munmap(slot, len);
-		state[i] = SLOT_HOLE;
-		break;
+		return munmap(slot, SLOT_PAGES * page);
 	case CH_MAP:
-		if (mmap(slot, len, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
-		    MAP_FAILED)
-			state[i] = SLOT_RW;
-		break;
+		return map_slot(slot, page) == MAP_FAILED;
 	case CH_SPLIT:
-		if (!mprotect(slot + page, page, PROT_READ) &&
-		    state[i] == SLOT_RW)
-			state[i] = SLOT_SPLIT;
-		break;
+		return mprotect(slot + page, page, PROT_READ);
 	case CH_FAULT:
-		for (k = 0; k < SLOT_PAGES && state[i] == SLOT_RW; k++)
-			store_same(slot + k * page);
-		if (state[i] == SLOT_SPLIT)
-			store_same(slot);
-		break;
+		return read(zero, slot, SLOT_PAGES * page);
 	default:
-		madvise(slot, len, MADV_DONTNEED);
-		break;
+		return madvise(slot, SLOT_PAGES * page, MADV_DONTNEED);
 	}
 }
 
 /*
  * A step: map back the slot unmapped at the last step, then unmap the slot
  * after the pair that holds @addr, so that the VMA a reader resumes at is
- * gone when it resumes.
+ * gone when it resumes. Return: whether @addr is in the area.
  */
-static bool churn_step(char *area, long page, unsigned char *state,
-		       unsigned long addr, long *gone)
+static bool churn_step(char *area, long page, unsigned long addr, long *gone)
 {
-	size_t stride = (1 + SLOT_PAGES) * page, len = SLOT_PAGES * page;
+	unsigned long stride = (1 + SLOT_PAGES) * page;
 	unsigned long i = (addr - (unsigned long)area) / stride;
 
-	if (*gone >= 0 &&
-	    mmap(area + *gone * stride + page, len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED)
-		state[*gone] = SLOT_RW;
-	*gone = -1;
-	if (addr < (unsigned long)area || i >= CHURN_PAIRS ||
-	    state[i] == SLOT_HOLE)
-		return false;
-	munmap(area + i * stride + page, len);
-	state[i] = SLOT_HOLE;
-	*gone = (long)i;
-	return true;
+	if (*gone >= 0)
+		map_slot(area + *gone * stride + page, page);
+	*gone = addr >= (unsigned long)area && i < CHURN_PAIRS ? (long)i : -1;
+	if (*gone >= 0)
+		munmap(area + i * stride + page, SLOT_PAGES * page);
+	return *gone >= 0;
 }
 
 /*
@@ -1017,11 +896,11 @@ static bool churn_step(char *area, long page, unsigned char *state,
  */
 static void churner_main(struct churn_ctl *ctl, int cmd_fd, int ack_fd)
 {
-	static unsigned char state[CHURN_PAIRS];
 	long page = sysconf(_SC_PAGESIZE), i;
-	unsigned long long x = CHURN_SEED;
+	unsigned long long x = 0x9e3779b97f4a7c15ULL;	/* any non-zero */
 	size_t stride = (1 + SLOT_PAGES) * page;
 	struct churn_cmd cmd;
+	int zero = open("/dev/zero", O_RDONLY | O_CLOEXEC);
 	long gone = -1;
 	char *area, *p, c = 0;
 
@@ -1041,12 +920,12 @@ static void churner_main(struct churn_ctl *ctl, int cmd_fd, int ack_fd)
 		_exit(0);
 	while (read(cmd_fd, &cmd, sizeof(cmd)) == sizeof(cmd)) {
 		if (cmd.op == CC_STEP &&
-		    churn_step(area, page, state, cmd.addr, &gone))
+		    churn_step(area, page, cmd.addr, &gone))
 			__atomic_add_fetch(&ctl->resume_unmaps, 1,
 					   __ATOMIC_RELAXED);
 		while (cmd.op == CC_RUN &&
 		       !__atomic_load_n(&ctl->stop, __ATOMIC_ACQUIRE)) {
-			churn_once(area, page, state, &x);
+			churn_once(area, page, zero, &x);
 			__atomic_add_fetch(&ctl->ops, 1, __ATOMIC_RELAXED);
 		}
 		if (write(ack_fd, &c, 1) != 1)
@@ -1057,54 +936,42 @@ static void churner_main(struct churn_ctl *ctl, int cmd_fd, int ack_fd)
 
 static void churner_stop(struct churner *ch)
 {
-	if (ch->pid <= 0)
-		return;
 	close(ch->cmd_fd);
 	close(ch->ack_fd);
 	intro_kill_wait(ch->pid);
 	munmap(ch->ctl, sizeof(*ch->ctl));
-	ch->pid = -1;
 }
 
-static int churner_start(struct churner *ch)
+static void churner_start(struct churner *ch)
 {
 	char *area;
 
-	ch->pid = -1;
 	ch->ctl = mmap(NULL, sizeof(*ch->ctl), PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (ch->ctl == MAP_FAILED)
-		return -1;
+		ksft_exit_fail_perror("map the churner's control page");
 	ch->pid = fork_piped(&ch->cmd_fd, &ch->ack_fd);
 	if (!ch->pid)
 		churner_main(ch->ctl, ch->cmd_fd, ch->ack_fd);
-	if (ch->pid < 0) {
-		munmap(ch->ctl, sizeof(*ch->ctl));
-		return -1;
-	}
+	if (ch->pid < 0)
+		ksft_exit_fail_perror("fork the churner");
 	if (read(ch->ack_fd, &area, sizeof(area)) != sizeof(area) ||
-	    area == MAP_FAILED) {
-		churner_stop(ch);
-		errno = ENOMEM;
-		return -1;
-	}
+	    area == MAP_FAILED)
+		ksft_exit_skip("too few mappings allowed for the changing target\n");
 	ch->area = (unsigned long)area;
-	return 0;
 }
 
 /* What the reads of one file found. */
 struct churn_file {
 	int reads[NR_CHURN_KINDS];
 	int reads_changed;	/* reads during which the churner changed */
-	double *cpu_ns_per_entry[NR_CHURN_KINDS];
+	double cpu_ns_per_entry[NR_CHURN_KINDS][CHURN_MAX_READS];
 	long missing;		/* stable mappings not reported, all reads */
 	long torn;		/* lines overlapping a stable one, not it */
 	long malformed;		/* lines or entries not as printed */
 	long rss_out;		/* smaps: stable Rss not one page; rollup */
 	unsigned long first_missing;
-	char first_bad[RATIOS_LEN];
-	/* rollup min, max: [CK_QUIET], [CK_CHANGING] for every changing read */
-	unsigned long long rss_kb[NR_CHURN_KINDS][2];
+	char first_bad[LINE_LEN];
 };
 
 struct churn_run {
@@ -1113,17 +980,13 @@ struct churn_run {
 	unsigned long ops;	/* free changes during the changing reads */
 	unsigned long resume_unmaps;	/* slots unmapped at read() boundaries */
 	bool changed;		/* a changing round has begun */
-	bool no_room;		/* its mappings did not fit (ENOMEM) */
+	/* rollup Rss: the first quiet read; min, max of the changing reads */
+	unsigned long long quiet_rss_kb, rss_kb[2];
 	double seconds;
 	long page_kb;
 };
 
 static struct churn_run churn;
-
-static bool is_hex(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-}
 
 /*
  * Is the line at @p a maps line as show_vma_header_prefix() prints it:
@@ -1170,14 +1033,14 @@ static void note_bad(struct churn_file *cf, const char *p, const char *nl)
  * every stable mapping reported with its exact range (and, in smaps, Rss of
  * one page), no line that overlaps one otherwise, smaps entries complete.
  */
-static void scan_churn_read(const struct text *t, struct churn_file *cf,
+static long scan_churn_read(const struct text *t, struct churn_file *cf,
 			    bool smaps)
 {
 	static unsigned char seen[CHURN_PAIRS];
 	unsigned long lo, hi, stride = (1 + SLOT_PAGES) * churn.page_kb * 1024;
 	unsigned long area = churn.ch.area, area_end = area + CHURN_PAIRS * stride;
 	const char *p = t->p, *end = t->p + t->len, *nl;
-	long fields = -1, in_entry = -1, stable = -1, i;
+	long fields = -1, in_entry = -1, stable = -1, i, entries = 0;
 
 	memset(seen, 0, sizeof(seen));
 	for (; p < end; p = nl + 1) {
@@ -1206,6 +1069,7 @@ static void scan_churn_read(const struct text *t, struct churn_file *cf,
 		}
 		in_entry = 0;
 		stable = -1;
+		entries++;
 		if (!parse_header(p, &lo, &hi)) {
 			cf->malformed++;
 			note_bad(cf, p, nl);
@@ -1232,38 +1096,21 @@ static void scan_churn_read(const struct text *t, struct churn_file *cf,
 			cf->first_missing = area + i * stride;
 		cf->missing++;
 	}
-}
-
-/* Entries of a read: maps lines, smaps headers, 1 for smaps_rollup. */
-static long churn_entries(const struct text *t, enum file_kind f)
-{
-	const char *p = t->p, *end = t->p + t->len;
-	long n = 0;
-
-	if (f == F_ROLLUP)
-		return 1;
-	for (; p < end; p++)
-		if (p == t->p || p[-1] == '\n')
-			n += is_hex(*p);
-	return n ? n : 1;
+	return entries ? entries : 1;
 }
 
 /* The start of the last maps line or smaps entry begun in @t, or 0. */
 static unsigned long last_record(const struct text *t)
 {
-	const char *p = t->p + t->len, *q;
+	const char *p = t->p + t->len;
+	unsigned long lo, hi;
 
 	while (p > t->p) {
-		q = p - 1;
-		while (q > t->p && q[-1] != '\n')
-			q--;
-		p = q;
-		if (!is_hex(*q))
-			continue;
-		while (q < t->p + t->len && is_hex(*q))
-			q++;
-		if (q < t->p + t->len && *q == '-')
-			return strtoul(p, NULL, 16);
+		do
+			p--;
+		while (p > t->p && p[-1] != '\n');
+		if (is_hex(*p) && sscanf(p, "%lx-%lx", &lo, &hi) == 2)
+			return lo;
 	}
 	return 0;
 }
@@ -1285,7 +1132,7 @@ static void churner_step(const struct text *t)
  */
 static unsigned long long churn_rss_lo_kb(void)
 {
-	unsigned long long q = churn.file[F_ROLLUP].rss_kb[CK_QUIET][0];
+	unsigned long long q = churn.quiet_rss_kb;
 	unsigned long long stable = CHURN_PAIRS * (unsigned long long)churn.page_kb;
 
 	q = q > ROLLUP_SLACK_KB ? q - ROLLUP_SLACK_KB : 0;
@@ -1294,7 +1141,7 @@ static unsigned long long churn_rss_lo_kb(void)
 
 static unsigned long long churn_rss_hi_kb(void)
 {
-	return churn.file[F_ROLLUP].rss_kb[CK_QUIET][1] + ROLLUP_SLACK_KB +
+	return churn.quiet_rss_kb + ROLLUP_SLACK_KB +
 	       (unsigned long long)CHURN_PAIRS * SLOT_PAGES * churn.page_kb;
 }
 
@@ -1302,37 +1149,36 @@ static unsigned long long churn_rss_hi_kb(void)
 static void churn_read(enum file_kind f, enum churn_kind k)
 {
 	struct churn_file *cf = &churn.file[f];
-	unsigned long long cpu0, *mm, rss;
-	unsigned long ops0, ops1;
+	unsigned long long cpu, rss;
+	unsigned long ops0;
 	struct kb_sums sums;
 	char path[PATH_LEN];
+	long entries = 1;
 
 	proc_path(path, sizeof(path), churn.ch.pid, f);
 	ops0 = __atomic_load_n(&churn.ch.ctl->ops, __ATOMIC_RELAXED);
-	cpu0 = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	if (read_text(path, &bench.text, CHURN_READ_BYTES, k == CK_STEPPED))
-		ksft_exit_fail_perror("read the churner's file");
-	cpu0 = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
-	ops1 = __atomic_load_n(&churn.ch.ctl->ops, __ATOMIC_RELAXED);
-	cf->reads_changed += k == CK_CHANGING && ops1 != ops0;
-	cf->cpu_ns_per_entry[k][cf->reads[k]++] =
-		(double)cpu0 / churn_entries(&bench.text, f);
-	if (f != F_ROLLUP) {
-		scan_churn_read(&bench.text, cf, f == F_SMAPS);
+	cpu = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	read_text(path, &bench.text, CHURN_READ_BYTES, k == CK_STEPPED);
+	cpu = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
+	cf->reads_changed += k == CK_CHANGING &&
+		__atomic_load_n(&churn.ch.ctl->ops, __ATOMIC_RELAXED) != ops0;
+	if (f != F_ROLLUP)
+		entries = scan_churn_read(&bench.text, cf, f == F_SMAPS);
+	cf->cpu_ns_per_entry[k][cf->reads[k]++] = (double)cpu / entries;
+	if (f != F_ROLLUP)
 		return;
-	}
 	parse_smaps(&bench.text, &sums);
 	rss = sums.kb[FI_RSS];
-	/* the bounds come from the quiet reads before the first change */
-	if (k == CK_QUIET && churn.changed)
+	/* the bounds come from the quiet read before the first change */
+	if (k == CK_QUIET && !churn.changed)
+		churn.quiet_rss_kb = rss;
+	if (k == CK_QUIET)
 		return;
-	mm = cf->rss_kb[k == CK_QUIET ? CK_QUIET : CK_CHANGING];
-	if (!mm[1] || rss < mm[0])
-		mm[0] = rss;
-	if (rss > mm[1])
-		mm[1] = rss;
-	if (k != CK_QUIET && (rss < churn_rss_lo_kb() ||
-			      rss > churn_rss_hi_kb()))
+	if (!churn.rss_kb[1] || rss < churn.rss_kb[0])
+		churn.rss_kb[0] = rss;
+	if (rss > churn.rss_kb[1])
+		churn.rss_kb[1] = rss;
+	if (rss < churn_rss_lo_kb() || rss > churn_rss_hi_kb())
 		cf->rss_out++;
 }
 
@@ -1362,10 +1208,9 @@ static void churner_pause(void)
 }
 
 /*
- * Read the churner in rounds of three: still, changing freely, changing at
- * each read() boundary (interleaved, so that load from elsewhere weighs on
- * the quiet and the changing reads alike), CHURN_MIN_READS rounds and then
- * for CHURN_FRACTION of the budget, at most CHURN_MAX_READS rounds.
+ * Rounds of a still, a changing and a stepped read of each file, interleaved
+ * so that load weighs on all alike: CHURN_MIN_READS rounds, then for
+ * CHURN_FRACTION of the budget, at most CHURN_MAX_READS.
  */
 static void measure_churn(void)
 {
@@ -1375,19 +1220,7 @@ static void measure_churn(void)
 	int f, i;
 
 	churn.page_kb = bench.page_size / 1024;
-	for (f = 0; f < NR_FILES; f++)
-		for (k = 0; k < NR_CHURN_KINDS; k++) {
-			churn.file[f].cpu_ns_per_entry[k] =
-				calloc(CHURN_MAX_READS, sizeof(double));
-			if (!churn.file[f].cpu_ns_per_entry[k])
-				ksft_exit_fail_perror("allocate samples");
-		}
-	if (churner_start(&churn.ch)) {
-		if (errno != ENOMEM)
-			ksft_exit_fail_perror("fork the churner");
-		churn.no_room = true;
-		return;
-	}
+	churner_start(&churn.ch);
 	t0 = intro_now_ns();
 	for (i = 0; i < NR_CHURN_KINDS * CHURN_MAX_READS; i++) {
 		left = intro_budget_left_ns(&bench.budget);
@@ -1412,83 +1245,64 @@ static void measure_churn(void)
 
 /* ---- Checks --------------------------------------------------------------- */
 
-static const char *cost_skip_reason(int ref)
-{
-	if (ref == C_QUERY && bench.no_query)
-		return "no PROCMAP_QUERY ioctl (kernel before 6.11)";
-	if (bench.tgt.created < MIN_VMAS)
-		return "too few mappings allowed for a cost measurement";
-	return NULL;
-}
+struct check {
+	const char *name;
+	int (*judge)(const struct check *ck, const char **reason);
+	int cost, ref;		/* judge_cost(): the two costs; else the file */
+	double lo, hi;
+};
 
 /*
- * Cost @c against cost @ref per VMA, the median of the per-round ratios
- * within [@lo, @hi].
+ * Cost ck->cost against cost ck->ref per VMA, the median of the per-round
+ * ratios within [ck->lo, ck->hi].
  */
-static int judge_cost(const char *name, const char **reason, int c, int ref,
-		      double lo, double hi)
+static int judge_cost(const struct check *ck, const char **reason)
 {
-	char line[RATIOS_LEN];
-	struct ratio r;
+	char line[LINE_LEN];
+	struct ratio r = cost_ratio(ck->cost, ck->ref, line, sizeof(line));
 	int result;
 
-	r = cost_ratio(c, ref, line, sizeof(line));
-	*reason = cost_skip_reason(ref);
-	result = *reason ? KSFT_SKIP :
-		 r.median >= lo && r.median <= hi ? KSFT_PASS : KSFT_FAIL;
+	if (ck->ref == C_QUERY && bench.no_query)
+		*reason = "no PROCMAP_QUERY ioctl (kernel before 6.11)";
 	ksft_print_msg("%s: %s_us_per_vma=%.3f %s_us_per_vma=%.3f vmas=%ld rounds=%d\n",
-		       name, cost_keys[c], us_per_vma(c), cost_keys[ref],
-		       us_per_vma(ref), bench.tgt.vmas, bench.rounds);
-	intro_figures(name,
+		       ck->name, cost_keys[ck->cost], us_per_vma(ck->cost),
+		       cost_keys[ck->ref], us_per_vma(ck->ref), bench.tgt.vmas,
+		       bench.rounds);
+	intro_figures(ck->name,
 		      "median_ratio=%.3f min_ratio=%.2f max_ratio=%.2f bound_lo_ratio=%.2f bound_hi_ratio=%.2f",
-		      r.median, r.min, r.max, lo, hi);
+		      r.median, r.min, r.max, ck->lo, ck->hi);
+	result = *reason ? KSFT_SKIP :
+		 r.median >= ck->lo && r.median <= ck->hi ? KSFT_PASS : KSFT_FAIL;
 	if (result == KSFT_FAIL || bench.opts.verbose)
-		ksft_print_msg("%s: per_round_ratio=%s\n", name, line);
+		ksft_print_msg("%s: per_round_ratio=%s\n", ck->name, line);
 	return result;
 }
 
-static int check_maps_cost(const char *name, const char **reason)
-{
-	return judge_cost(name, reason, C_MAPS, C_QUERY, MAPS_MIN_RATIO,
-			  MAPS_MAX_RATIO);
-}
-
-static int check_smaps_cost(const char *name, const char **reason)
-{
-	return judge_cost(name, reason, C_SMAPS, C_MAPS, SMAPS_MIN_RATIO,
-			  SMAPS_MAX_RATIO);
-}
-
-static int check_rollup_cost(const char *name, const char **reason)
-{
-	return judge_cost(name, reason, C_ROLLUP, C_QUERY, ROLLUP_MIN_RATIO,
-			  ROLLUP_MAX_RATIO);
-}
-
-static int check_rollup_sum(const char *name, const char **reason)
+static int check_rollup_sum(const struct check *ck, const char **reason)
 {
 	const struct kb_sums *r = &bench.rollup, *s = &bench.sum;
 	int bad = 0;
 
-	*reason = bench.cons_quiet ? NULL : "target changed during every read";
-	if (!*reason)
-		bad = rollup_mismatches(name, r, &bench.rollup2, s);
+	if (bench.cons_quiet)
+		bad = rollup_mismatches(ck->name, r, &bench.rollup2, s);
 	else
-		ksft_print_msg("%s: last_moved_field=%s\n", name,
+		*reason = "target changed during every read";
+	if (*reason)
+		ksft_print_msg("%s: last_moved_field=%s\n", ck->name,
 			       bench.cons_changed);
 	ksft_print_msg("%s: rss_rollup_kb=%llu rss_sum_kb=%llu entries=%ld tries=%d\n",
-		       name, r->kb[FI_RSS], s->kb[FI_RSS], s->entries,
+		       ck->name, r->kb[FI_RSS], s->kb[FI_RSS], s->entries,
 		       bench.cons_tries);
-	ksft_print_msg("%s: locked_rollup_kb=%llu locked_sum_kb=%llu\n", name,
-		       r->kb[FI_LOCKED], s->kb[FI_LOCKED]);
-	intro_figures(name,
+	ksft_print_msg("%s: locked_rollup_kb=%llu locked_sum_kb=%llu\n",
+		       ck->name, r->kb[FI_LOCKED], s->kb[FI_LOCKED]);
+	intro_figures(ck->name,
 		      "mismatched_fields=%d rss_diff_kb=%lld pss_diff_kb=%lld pss_bound_kb=%ld",
 		      bad, (long long)(r->kb[FI_RSS] - s->kb[FI_RSS]),
 		      (long long)(r->kb[FI_PSS] - s->kb[FI_PSS]), s->frac_pss);
 	return *reason ? KSFT_SKIP : bad ? KSFT_FAIL : KSFT_PASS;
 }
 
-static int check_vma_count(const char *name, const char **reason)
+static int check_vma_count(const struct check *ck, const char **reason)
 {
 	const struct target *t = &bench.tgt;
 	long bad;
@@ -1496,135 +1310,97 @@ static int check_vma_count(const char *name, const char **reason)
 	bad = (t->vmas != t->baseline + t->created) +
 	      (bench.sum.entries != t->vmas) + (bench.shape.disordered != 0);
 	ksft_print_msg("%s: smaps_entries=%ld baseline_vmas=%ld disordered=%ld\n",
-		       name, bench.sum.entries, t->baseline,
+		       ck->name, bench.sum.entries, t->baseline,
 		       bench.shape.disordered);
-	intro_figures(name, "lines=%ld expected=%ld", t->vmas,
+	intro_figures(ck->name, "lines=%ld expected=%ld", t->vmas,
 		      t->baseline + t->created);
-	*reason = NULL;
 	return bad ? KSFT_FAIL : KSFT_PASS;
 }
 
-static const char *churn_skip_reason(const struct churn_file *cf)
-{
-	if (churn.no_room)
-		return "too few mappings allowed for the changing target";
-	if (cf->reads[CK_CHANGING] < CHURN_MIN_READS ||
-	    cf->reads[CK_STEPPED] < CHURN_MIN_READS)
-		return "time budget too small for reads under change";
-	if (!cf->reads_changed && !churn.resume_unmaps)
-		return "target made no change during the reads";
-	return NULL;
-}
-
-/* A fault seen is a FAIL even when too few reads ran to call it clean. */
+/*
+ * The reads of @cf under change decide unless too few ran or the target
+ * made no change; a fault seen is a FAIL even then.
+ */
 static int churn_verdict(const struct churn_file *cf, long faults,
 			 const char **reason)
 {
-	*reason = churn_skip_reason(cf);
-	if (faults)
-		return KSFT_FAIL;
-	return *reason ? KSFT_SKIP : KSFT_PASS;
+	if (cf->reads[CK_CHANGING] < CHURN_MIN_READS ||
+	    cf->reads[CK_STEPPED] < CHURN_MIN_READS)
+		*reason = "time budget too small for reads under change";
+	else if (!cf->reads_changed && !churn.resume_unmaps)
+		*reason = "target made no change during the reads";
+	return faults ? KSFT_FAIL : *reason ? KSFT_SKIP : KSFT_PASS;
 }
 
-/* @s with its blanks as '_', so that it stays one token of a figure line */
-static const char *one_token(char *s)
+static int judge_complete(const struct check *ck, const char **reason)
 {
+	struct churn_file *cf = &churn.file[ck->cost];
 	char *p;
-
-	for (p = s; *p; p++)
-		if (*p == ' ' || *p == '\t')
-			*p = '_';
-	return s;
-}
-
-static int judge_complete(const char *name, const char **reason,
-			  enum file_kind f)
-{
-	struct churn_file *cf = &churn.file[f];
 	int result;
 
 	result = churn_verdict(cf, cf->missing + cf->torn + cf->malformed +
 			       cf->rss_out, reason);
 	ksft_print_msg("%s: reads=%d reads_changed=%d stepped_reads=%d quiet_reads=%d\n",
-		       name, cf->reads[CK_CHANGING], cf->reads_changed,
+		       ck->name, cf->reads[CK_CHANGING], cf->reads_changed,
 		       cf->reads[CK_STEPPED], cf->reads[CK_QUIET]);
 	ksft_print_msg("%s: churn_ops=%lu resume_unmaps=%lu churn_s=%.2f read_bytes=%d\n",
-		       name, churn.ops, churn.resume_unmaps, churn.seconds,
+		       ck->name, churn.ops, churn.resume_unmaps, churn.seconds,
 		       CHURN_READ_BYTES);
-	intro_figures(name,
+	intro_figures(ck->name,
 		      "missing_vmas=%ld torn_lines=%ld malformed=%ld stable_rss_bad=%ld stable_vmas=%d",
 		      cf->missing, cf->torn, cf->malformed, cf->rss_out,
 		      CHURN_PAIRS);
 	if (cf->missing)
-		ksft_print_msg("%s: first_missing_start=%#lx\n", name,
+		ksft_print_msg("%s: first_missing_start=%#lx\n", ck->name,
 			       cf->first_missing);
+	/* blanks as '_', so that the line stays one token of a figure line */
+	for (p = cf->first_bad; *p; p++)
+		*p = *p == ' ' || *p == '\t' ? '_' : *p;
 	if (cf->first_bad[0])
-		ksft_print_msg("%s: first_bad_line=%s\n", name,
-			       one_token(cf->first_bad));
+		ksft_print_msg("%s: first_bad_line=%s\n", ck->name,
+			       cf->first_bad);
 	return result;
 }
 
-static int check_changing_maps(const char *name, const char **reason)
-{
-	return judge_complete(name, reason, F_MAPS);
-}
-
-static int check_changing_smaps(const char *name, const char **reason)
-{
-	return judge_complete(name, reason, F_SMAPS);
-}
-
-static int check_changing_rollup(const char *name, const char **reason)
+static int check_changing_rollup(const struct check *ck, const char **reason)
 {
 	struct churn_file *cf = &churn.file[F_ROLLUP];
 	int result = churn_verdict(cf, cf->rss_out, reason);
 
 	ksft_print_msg("%s: reads=%d reads_changed=%d stepped_reads=%d quiet_rss_kb=%llu\n",
-		       name, cf->reads[CK_CHANGING], cf->reads_changed,
-		       cf->reads[CK_STEPPED], cf->rss_kb[CK_QUIET][0]);
-	intro_figures(name,
+		       ck->name, cf->reads[CK_CHANGING], cf->reads_changed,
+		       cf->reads[CK_STEPPED], churn.quiet_rss_kb);
+	intro_figures(ck->name,
 		      "rss_out_of_bounds=%ld min_rss_kb=%llu max_rss_kb=%llu bound_lo_kb=%llu bound_hi_kb=%llu",
-		      cf->rss_out, cf->rss_kb[CK_CHANGING][0],
-		      cf->rss_kb[CK_CHANGING][1], churn_rss_lo_kb(),
-		      churn_rss_hi_kb());
+		      cf->rss_out, churn.rss_kb[0], churn.rss_kb[1],
+		      churn_rss_lo_kb(), churn_rss_hi_kb());
 	return result;
 }
 
-/* Median CPU us per entry of the quiet reads of @f */
-static double churn_quiet_us(enum file_kind f)
+/* Median CPU us per entry of @f's reads of kind @k */
+static double churn_us(enum file_kind f, enum churn_kind k)
 {
 	const struct churn_file *cf = &churn.file[f];
 
-	return intro_median(cf->cpu_ns_per_entry[CK_QUIET],
-			    cf->reads[CK_QUIET], false) / NSEC_PER_USEC;
+	return intro_median(cf->cpu_ns_per_entry[k], cf->reads[k], false) /
+	       NSEC_PER_USEC;
 }
 
-/* Median CPU per entry of @f's changing reads over its quiet reads. */
-static double churn_cost_ratio(enum file_kind f)
-{
-	const struct churn_file *cf = &churn.file[f];
-
-	return intro_median(cf->cpu_ns_per_entry[CK_CHANGING],
-			    cf->reads[CK_CHANGING], false) /
-	       intro_median(cf->cpu_ns_per_entry[CK_QUIET],
-			    cf->reads[CK_QUIET], false);
-}
-
-static int check_changing_cost(const char *name, const char **reason)
+static int check_changing_cost(const struct check *ck, const char **reason)
 {
 	double r[NR_FILES], worst;
 	int f, result;
 
 	for (f = 0; f < NR_FILES; f++)
-		r[f] = churn_cost_ratio(f);
+		r[f] = churn_us(f, CK_CHANGING) / churn_us(f, CK_QUIET);
 	/*
 	 * judged: maps and smaps, per entry; the rollup's one entry grows
 	 * with what the churner has mapped, shown only
 	 */
 	worst = fmax(r[F_MAPS], r[F_SMAPS]);
-	*reason = churn_skip_reason(&churn.file[F_MAPS]);
+	churn_verdict(&churn.file[F_MAPS], 0, reason);
 	if (!*reason)
-		*reason = churn_skip_reason(&churn.file[F_SMAPS]);
+		churn_verdict(&churn.file[F_SMAPS], 0, reason);
 	for (f = F_MAPS; !*reason && f <= F_SMAPS; f++)
 		if (churn.file[f].reads[CK_CHANGING] < CHURN_COST_MIN_READS ||
 		    churn.file[f].reads[CK_QUIET] < CHURN_COST_MIN_READS)
@@ -1632,28 +1408,29 @@ static int check_changing_cost(const char *name, const char **reason)
 	result = *reason ? KSFT_SKIP :
 		 worst <= CHURN_COST_MAX_RATIO ? KSFT_PASS : KSFT_FAIL;
 	ksft_print_msg("%s: reads=%d quiet_reads=%d churn_ops=%lu rollup_ratio=%.2f\n",
-		       name, churn.file[F_MAPS].reads[CK_CHANGING],
+		       ck->name, churn.file[F_MAPS].reads[CK_CHANGING],
 		       churn.file[F_MAPS].reads[CK_QUIET], churn.ops,
 		       r[F_ROLLUP]);
 	ksft_print_msg("%s: quiet_maps_us_per_line=%.3f quiet_smaps_us_per_entry=%.3f\n",
-		       name, churn_quiet_us(F_MAPS), churn_quiet_us(F_SMAPS));
-	intro_figures(name,
+		       ck->name, churn_us(F_MAPS, CK_QUIET),
+		       churn_us(F_SMAPS, CK_QUIET));
+	intro_figures(ck->name,
 		      "median_ratio=%.2f maps_ratio=%.2f smaps_ratio=%.2f bound_hi_ratio=%.1f",
 		      worst, r[F_MAPS], r[F_SMAPS], CHURN_COST_MAX_RATIO);
 	return result;
 }
 
-static const struct check {
-	const char *name;
-	int (*judge)(const char *name, const char **reason);
-} checks[] = {
-	{ "maps_cost", check_maps_cost },
-	{ "smaps_vs_maps_cost", check_smaps_cost },
-	{ "smaps_rollup_cost", check_rollup_cost },
+static const struct check checks[] = {
+	{ "maps_cost", judge_cost, C_MAPS, C_QUERY,
+	  MAPS_MIN_RATIO, MAPS_MAX_RATIO },
+	{ "smaps_vs_maps_cost", judge_cost, C_SMAPS, C_MAPS,
+	  SMAPS_MIN_RATIO, SMAPS_MAX_RATIO },
+	{ "smaps_rollup_cost", judge_cost, C_ROLLUP, C_QUERY,
+	  ROLLUP_MIN_RATIO, ROLLUP_MAX_RATIO },
 	{ "rollup_equals_smaps_sum", check_rollup_sum },
 	{ "vma_count", check_vma_count },
-	{ "changing_maps_complete", check_changing_maps },
-	{ "changing_smaps_complete", check_changing_smaps },
+	{ "changing_maps_complete", judge_complete, F_MAPS },
+	{ "changing_smaps_complete", judge_complete, F_SMAPS },
 	{ "changing_rollup_rss", check_changing_rollup },
 	{ "changing_read_cost", check_changing_cost },
 };
@@ -1663,7 +1440,7 @@ int main(int argc, char **argv)
 	char path[PATH_LEN];
 	const char *reason;
 	long room;
-	int result, c;
+	int result;
 	size_t i;
 
 	intro_parse_opts(argc, argv, &prog, &bench.opts);
@@ -1672,46 +1449,40 @@ int main(int argc, char **argv)
 	intro_print_env(&bench.opts);
 	if (access("/proc/self/smaps_rollup", R_OK))
 		ksft_exit_skip("no /proc/PID/smaps_rollup (CONFIG_PROC_PAGE_MONITOR)\n");
-	bench.max_map_count = read_max_map_count();
-	if (bench.max_map_count <= 0)
+	if (intro_read_file("/proc/sys/vm/max_map_count", path, sizeof(path)) <= 0)
 		ksft_exit_skip("vm.max_map_count not readable\n");
+	room = strtol(path, NULL, 10) - MAP_COUNT_MARGIN;
 	bench.page_size = sysconf(_SC_PAGESIZE);
-	ksft_set_plan(ARRAY_SIZE(checks));
-
 	bench.rounds_max = (int)lround(ROUNDS * bench.opts.scale);
 	if (bench.rounds_max < ROUNDS_MIN)
 		bench.rounds_max = ROUNDS_MIN;
 	bench.buf = malloc(READ_BUF_BYTES + SLOTS * (bench.page_size + 256));
 	if (!bench.buf)
 		ksft_exit_fail_perror("allocate read buffer");
-	room = bench.max_map_count - MAP_COUNT_MARGIN;
-	if (target_start(&bench.tgt, room < TARGET_VMAS ? room : TARGET_VMAS))
-		ksft_exit_fail_perror("start the target");
-	if (errno)
-		ksft_print_msg("target: mmap_errno=%d\n", errno);
+	target_start(&bench.tgt, room < TARGET_VMAS ? room : TARGET_VMAS);
 	proc_path(path, sizeof(path), bench.tgt.pid, F_MAPS);
-	if (slurp(path, &bench.text))
-		ksft_exit_fail_perror("read maps");
+	read_text(path, &bench.text, 0, false);
 	parse_maps(&bench.text, &bench.shape);
 	bench.tgt.vmas = bench.shape.lines;
 	ksft_print_msg("target: vmas=%ld baseline_vmas=%ld mapped=%ld locked=%ld\n",
 		       bench.tgt.vmas, bench.tgt.baseline, bench.tgt.created,
 		       bench.tgt.locked);
+	if (bench.tgt.created < MIN_VMAS)
+		ksft_exit_skip("too few mappings allowed for a cost measurement\n");
 	check_consistency();
 	measure_churn();
 	measure_costs();
 
+	ksft_set_plan(ARRAY_SIZE(checks));
 	for (i = 0; i < ARRAY_SIZE(checks); i++) {
 		reason = NULL;
-		result = checks[i].judge(checks[i].name, &reason);
+		result = checks[i].judge(&checks[i], &reason);
 		intro_report(checks[i].name, result, reason);
 	}
 	target_stop(&bench.tgt);
 	ksft_print_msg("run: spent_s=%.2f budget_s=%.1f\n",
 		       intro_budget_spent_s(&bench.budget),
 		       BUDGET_S * bench.opts.scale);
-	for (c = 0; c < NR_COSTS; c++)
-		free(bench.cpu_ns[c]);
 	free(bench.buf);
 	free(bench.text.p);
 	ksft_finished();
