@@ -269,7 +269,6 @@ static __u64 socket_drops(int fd)
  * with: fields the kernel did not send stay 0, rec_has() says which it sent.
  */
 #define V15			15
-#define V15_INSERT_BYTES	(2 * sizeof(__u64))
 #define TS_OFF(f)		offsetof(struct taskstats, f)
 static const size_t v15_inserts[] = {
 	TS_OFF(cpu_delay_total) + 8, TS_OFF(blkio_delay_total) + 8,
@@ -303,7 +302,7 @@ static void normalise(struct rec *r, const char *raw, size_t len)
 		return;
 	memcpy(&version, raw, sizeof(version));
 	n = version == V15 ? ARRAY_SIZE(v15_inserts) : 0;
-	for (i = 0; i <= n; i++, shift += V15_INSERT_BYTES, prev = end) {
+	for (i = 0; i <= n; i++, shift += 2 * sizeof(__u64), prev = end) {
 		end = i < n ? v15_inserts[i] : sizeof(r->ts);
 		src = prev + shift;
 		if (src >= len)
@@ -322,6 +321,7 @@ struct harvest {
 	__u32 msgs;
 	__u64 foreign, truncated, enobufs;
 	size_t stats_len;	/* attribute length of the first PID record */
+	__s64 wall_start, wall_end;	/* time() around the last child */
 };
 
 static void parse_aggr(struct harvest *h, const struct nlattr *aggr)
@@ -510,15 +510,14 @@ static void group_main(double seconds)
  * return. Return: the child's pid, 0 if a task limit refused it or its
  * threads, exits the program on any other failure.
  */
-static pid_t run_child(bool group, int cpu, double seconds, struct harvest *h,
-		       __s64 *wall_start, __s64 *wall_end)
+static pid_t run_child(bool group, int cpu, double seconds, struct harvest *h)
 {
 	__u64 t0 = intro_now_ns();
 	int status;
 	pid_t pid, got;
 
 	memset(shared, 0, sizeof(*shared));
-	*wall_start = time(NULL);
+	h->wall_start = time(NULL);
 	pid = intro_fork();
 	shared->no_thread = pid < 0 && errno == EAGAIN ? NO_TASK : NULL;
 	if (shared->no_thread)
@@ -545,7 +544,7 @@ static pid_t run_child(bool group, int cpu, double seconds, struct harvest *h,
 	} while (got != pid);
 	if (!drain(nl_fd, h))
 		ksft_exit_fail_perror("read exit records");
-	*wall_end = time(NULL);
+	h->wall_end = time(NULL);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) || shared->failed)
 		ksft_exit_fail_msg("workload child failed\n");
 	return shared->no_thread ? 0 : pid;
@@ -591,8 +590,8 @@ static void note_bad(const char *what, __u32 id)
 }
 
 /* record_fields_sane on one PID record of child @pid. */
-static void check_fields(const struct rec *r, pid_t pid, const char *comm,
-			 __s64 wall_start, __s64 wall_end)
+static void check_fields(const struct harvest *h, const struct rec *r,
+			 pid_t pid, const char *comm)
 {
 	const struct taskstats *t = &r->ts;
 
@@ -608,8 +607,8 @@ static void check_fields(const struct rec *r, pid_t pid, const char *comm,
 	if (rec_has(r, ac_comm) && strncmp(t->ac_comm, comm, sizeof(t->ac_comm)))
 		note_bad("ac_comm", r->id);
 	if (rec_has(r, ac_btime) &&
-	    ((__s64)t->ac_btime < wall_start - 1 ||	/* 1 s resolution */
-	     (__s64)t->ac_btime > wall_end + 1))
+	    ((__s64)t->ac_btime < h->wall_start - 1 ||	/* 1 s resolution */
+	     (__s64)t->ac_btime > h->wall_end + 1))
 		note_bad("ac_btime", r->id);
 	if (rec_has(r, ac_btime64) && t->ac_btime64 != t->ac_btime)
 		note_bad("ac_btime64", r->id);
@@ -695,8 +694,7 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* Judge the records of child @pid: counts, TGID placement, fields, sums. */
-static void judge_child(const struct harvest *h, pid_t pid, bool group,
-			__s64 wall_start, __s64 wall_end)
+static void judge_child(const struct harvest *h, pid_t pid, bool group)
 {
 	const struct rec *tg = NULL, *agroup = NULL;
 	__u64 mine = 0, tgids = 0, agroups = 0;
@@ -721,7 +719,7 @@ static void judge_child(const struct harvest *h, pid_t pid, bool group,
 		if (!tally.version)
 			tally.version = r->ts.version;
 		tids[mine++] = r->id;
-		check_fields(r, pid, group ? WL_COMM : ST_COMM, wall_start, wall_end);
+		check_fields(h, r, pid, group ? WL_COMM : ST_COMM);
 		if (r->ts.ac_flag & AGROUP) {
 			agroups++;
 			agroup = r;
@@ -755,18 +753,17 @@ static void records_phase(int cpu, double seconds)
 {
 	struct harvest h = { 0 };
 	__u64 drops0 = socket_drops(nl_fd);
-	__s64 start, end;
 	pid_t pid;
 	int i;
 
 	for (i = 0; i < WL_CHILDREN; i++) {
 		h.n = 0;
-		pid = run_child(!(i % 2), cpu, seconds / WL_CHILDREN, &h, &start, &end);
+		pid = run_child(!(i % 2), cpu, seconds / WL_CHILDREN, &h);
 		if (!pid) {
 			tally.skip = shared->no_thread;
 			break;
 		}
-		judge_child(&h, pid, !(i % 2), start, end);
+		judge_child(&h, pid, !(i % 2));
 	}
 	tally.stats_len = h.stats_len;
 	tally.enobufs = h.enobufs;
@@ -1251,8 +1248,7 @@ static int in_initial_ns(const char *ns)
 static bool records_delivered(int cpu)
 {
 	struct harvest h = { 0 };
-	__s64 start, end;
-	pid_t pid = run_child(false, cpu, 0, &h, &start, &end);
+	pid_t pid = run_child(false, cpu, 0, &h);
 	size_t i;
 	bool seen = false;
 
@@ -1279,13 +1275,9 @@ static const struct intro_prog prog = {
 	"  one_tgid_record_per_group   one TGID record per thread group, none for\n"
 	"                              single-threaded processes\n"
 	"  record_fields_sane          version, pid, tgid, uid, comm, btime, exit code\n"
-	"  tgid_sums_match_threads     TGID counters / sum of the PID records in\n"
-	"                              [0.5, 1]\n"
-	"  delay_totals_match_threads  TGID delay totals / sum of the PID records\n"
-	"                              in [0.9, 1] (cpu_delay_total always, the\n"
-	"                              others where kernel.task_delayacct=1)\n"
-	"  listener_exit_latency       thread exit latency with / without the\n"
-	"                              listener <= 1.8\n"
+	"  tgid_sums_match_threads     TGID counters / their PID records' in [0.5, 1]\n"
+	"  delay_totals_match_threads  the same for delay totals, in [0.9, 1]\n"
+	"  listener_exit_latency       thread exit with / without listener <= 1.8\n"
 	"  register_cpumask_forms      a listener registered for \"N\", \"A-B\" or\n"
 	"                              \"A,B\", with or without the NUL, gets the\n"
 	"                              exits of exactly those CPUs (two CPUs)\n"
