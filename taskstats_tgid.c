@@ -861,8 +861,9 @@ static void cost_phase(int cpu, double seconds)
 /*
  * Documentation/accounting/taskstats.rst gives the cpumask as a cpulist
  * string ("1-3,5,7-8"); the attribute is an NLA_STRING, which a sender may
- * end with its NUL or not. Each form names the second usable CPU alone, or
- * the first two as a range or a list, sent with its NUL and without;
+ * end with its NUL or not. Each form names the second usable CPU alone
+ * (the only one on a one-CPU machine, which sends no other form), or the
+ * first two as a range or a list, sent with its NUL and without;
  * children exit on both CPUs and on a third, never named, where there is
  * one. A record names no CPU, so it is attributed by its pid to the CPU
  * its child was pinned to (and found running on) when it exited:
@@ -873,9 +874,10 @@ static const char * const form_name[] = {
 	"range_without_nul", "list_with_nul", "list_without_nul",
 };
 
-#define NR_FORMS	ARRAY_SIZE(form_name)
-
 static int cpus[INTRO_MAX_CPUS], ncpus, nprobe;	/* probed: cpus[0..nprobe) */
+
+#define NR_FORMS	(nprobe > 1 ? (int)ARRAY_SIZE(form_name) : 2)
+#define SINGLE_CPU	(nprobe > 1)	/* the index in cpus[] a single names */
 
 /* A registration form and what its listener received. */
 static struct cpumask_form {
@@ -885,12 +887,12 @@ static struct cpumask_form {
 	int off_cpu;		/* children not on their CPU at exit */
 	int refused;		/* children not forked: EAGAIN */
 	__u64 enobufs, drops;
-} forms[NR_FORMS];
+} forms[ARRAY_SIZE(form_name)];
 
 /* The records form @i must deliver of the exits on cpus[@c]. */
 static int form_expects(int i, int c)
 {
-	return c == 1 || (c == 0 && i >= 2) ? CPUMASK_EXITS_PER_CPU : 0;
+	return c == SINGLE_CPU || (c == 0 && i >= 2) ? CPUMASK_EXITS_PER_CPU : 0;
 }
 
 static bool form_wrong(int i)
@@ -940,7 +942,7 @@ static void run_cpumask_form(int i)
 	size_t r;
 
 	if (i < 2)
-		snprintf(f->mask, sizeof(f->mask), "%d", cpus[1]);
+		snprintf(f->mask, sizeof(f->mask), "%d", cpus[SINGLE_CPU]);
 	else
 		snprintf(f->mask, sizeof(f->mask), i < 4 ? "%d-%d" : "%d,%d",
 			 cpus[0], cpus[1]);
@@ -1178,7 +1180,7 @@ static void print_form(const char *name, int i)
  */
 static int check_cpumask(const char *name, const char **reason)
 {
-	int i, n = nprobe > 1 ? NR_FORMS : 0, bugs = 0, wrong = 0;
+	int i, n = NR_FORMS, bugs = 0, wrong = 0;
 	int nul_wrong = 0, einval = 0, off_cpu = 0;
 	const char *unjudged = NULL;
 	__u64 enobufs = 0, drops = 0;
@@ -1201,8 +1203,6 @@ static int check_cpumask(const char *name, const char **reason)
 		ksft_print_msg("%s: fix_subject=%s\n", name, CPUMASK_FIX);
 	if (bugs)
 		return KSFT_FAIL;
-	if (!n)
-		unjudged = "needs two usable CPUs";
 	*reason = unjudged;
 	return unjudged ? KSFT_SKIP : KSFT_PASS;
 }
@@ -1360,7 +1360,7 @@ int main(int argc, char **argv)
 	records_phase(cpus[ncpus - 1], RECORDS_S * opts.scale);
 	cost_phase(cpus[ncpus - 1], COST_S * opts.scale);
 	listener_all(nl_fd, false);
-	for (i = 0; nprobe > 1 && i < NR_FORMS; i++)
+	for (i = 0; i < NR_FORMS; i++)
 		run_cpumask_form(i);
 
 	for (i = 0; i < ARRAY_SIZE(checks); i++) {
