@@ -27,6 +27,7 @@
  * not) gets the exits of exactly those CPUs.
  */
 #define _GNU_SOURCE
+#define __SANE_USERSPACE_TYPES__	/* __u64 is unsigned long long */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -58,8 +59,7 @@
  * above 1 (counted twice) or below half (threads lost) is a fault.
  */
 #define SUM_RATIO_MIN		0.50
-/* utime/stime are tick sampled: judged only over at least this many ticks */
-#define SUM_MIN_TICKS		20
+#define SUM_MIN_TICKS		20	/* tick-sampled sums judged over this */
 
 /*
  * delay_totals_match_threads: TGID / sum(PID) of each delay total. Only a
@@ -72,18 +72,16 @@
 /*
  * listener_exit_latency: median over pairs of blocks of the latency of a
  * thread exit with / without the listener, same thread, same CPU. Healthy
- * kernels read 0.97 to 1.40 (the widest at nice 19 beside a CPU hog, where
- * cold caches lengthen the listener's path most; the highest under TCG);
- * an exit with a listener 1.7 times as slow reads 2.6 under TCG, twice as
- * slow at least twice the healthy ratio. 1.8 keeps 29 % above the highest
- * healthy figure.
+ * kernels read 0.97 to 1.40 (highest at nice 19 beside a CPU hog and under
+ * TCG), an exit twice as slow with a listener at least twice that: 1.8
+ * keeps 29 % above the highest healthy figure.
  */
 #define EXIT_RATIO_MAX		1.80
 #define COST_MIN_PAIRS		10	/* noise gate: fewer pairs decide nothing */
 
 /*
  * register_cpumask_forms: exact counts. Each named CPU must deliver the
- * records of the children that exited on it, the CPU not named none; two
+ * records of the children that exited on it, a CPU not named none; two
  * exits a CPU tell a lost or doubled record (1 or 3) from a CPU the kernel
  * left out of the mask (0).
  */
@@ -102,14 +100,10 @@
 #define COST_BLOCK		8	/* exits timed in one block */
 #define COST_MAX_PAIRS		2048
 #define CHILD_TIMEOUT_S		30.0
-#define WORKER_LOOPS		200	/* a thread's work before it exits */
-#define WORKER_MULT		2654435761UL	/* Knuth's hash: work kept */
-#define READER_NAP_US		1000	/* parent reads records between naps */
-#define BTIME_SLACK_S		1	/* ac_btime has a resolution of 1 s */
 /*
  * A queued exit record takes about 2.5 KiB of receive memory and the kernel
- * doubles SO_RCVBUFFORCE: this holds the records of three whole groups, so a
- * reader that is descheduled a while loses none.
+ * doubles SO_RCVBUFFORCE: this holds the records of three whole groups, or
+ * of the busy host's exits during one cpumask form (a few ms; 1 s in TCG).
  */
 #define RCVBUF_BYTES		(4 << 20)
 /*
@@ -122,97 +116,107 @@
  */
 #define ROOM_MIN_BYTES		(8LL << 20)
 #define ROOM_WAIT_S		2.0
-#define ROOM_POLL_US		1000
 #define CGROUP_MAX_DEPTH	16
-#define CHILD_OFF_CPU		3	/* exit code: not on its CPU at exit */
 #define FORM_MAX_CPUS		3	/* probed: two named, one not */
+#define NL_BUF_BYTES		(64 << 10)
+
+#define NO_TASK		"task limit: thread or process creation refused (EAGAIN)"
+#define NO_ROOM		"memory cgroup: under 8 MiB of room for 2 s"
 
 /* ---- netlink --------------------------------------------------------- */
 
 #ifndef NLA_HDRLEN
 #define NLA_HDRLEN		((int)NLA_ALIGN(sizeof(struct nlattr)))
 #endif
-
-#define NL_BUF_BYTES		(64 << 10)
-#define NL_REPLY_TIMEOUT_S	5
+#define NLA_DATA(na)		((const char *)(na) + NLA_HDRLEN)
 
 static int nl_fd = -1;
 static int ts_family;
 static char cpulist[256];	/* every possible CPU */
-static __u32 nl_seq;
+static char nl_buf[NL_BUF_BYTES];
 
-struct nl_req {
-	struct nlmsghdr nlh;
-	struct genlmsghdr genl;
-	char attrs[384];
-};
-
-static void init_req(struct nl_req *req, __u16 type, uint8_t cmd,
-		     __u16 attr, const void *data, size_t len)
+/* The attributes of @rem bytes: for (na = first; nla_ok(); nla_next()) */
+static bool nla_ok(const struct nlattr *na, int rem)
 {
-	struct nlattr *na = (struct nlattr *)req->attrs;
+	return rem >= (int)sizeof(*na) && na->nla_len >= sizeof(*na) &&
+	       na->nla_len <= rem;
+}
 
-	memset(req, 0, sizeof(*req));
-	req->nlh.nlmsg_type = type;
-	req->nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	req->nlh.nlmsg_seq = ++nl_seq;
-	req->genl.cmd = cmd;
-	req->genl.version = 1;
-	na->nla_type = attr;
-	na->nla_len = NLA_HDRLEN + len;
-	memcpy((char *)na + NLA_HDRLEN, data, len);
-	req->nlh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN) + NLA_ALIGN(na->nla_len);
+static const struct nlattr *nla_next(const struct nlattr *na, int *rem)
+{
+	*rem -= NLA_ALIGN(na->nla_len);
+	return (const void *)((const char *)na + NLA_ALIGN(na->nla_len));
+}
+
+static const struct nlattr *genl_attrs(const struct nlmsghdr *nlh, int *rem)
+{
+	*rem = nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+	return (const void *)((const char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
 }
 
 /*
- * Send @req on @fd and wait for its reply: the family id for
- * CTRL_CMD_GETFAMILY (@want_family), else the ack's error code (0 or
- * -errno). Exit records that arrive in between are dropped: requests are
- * only sent while no workload runs.
+ * Send a request with one attribute @attr (@len bytes of @data) on @fd and
+ * wait for its reply: the family id for CTRL_CMD_GETFAMILY, else the ack's
+ * error code (0 or -errno). Exit records that arrive in between are
+ * dropped: requests are only sent while no workload runs.
  */
-static int nl_request(int fd, struct nl_req *req, bool want_family)
+static int nl_request(int fd, __u16 type, __u8 cmd, __u16 attr,
+		      const void *data, size_t len)
 {
+	static __u32 seq;
 	struct sockaddr_nl to = { .nl_family = AF_NETLINK };
-	static char buf[NL_BUF_BYTES];
-	struct nlmsghdr *nlh;
-	struct nlattr *na;
-	int len;
+	struct {
+		struct nlmsghdr nlh;
+		struct genlmsghdr genl;
+		struct nlattr na;
+		char data[256];
+	} req = {
+		.nlh = { .nlmsg_type = type, .nlmsg_seq = ++seq,
+			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK },
+		.genl = { .cmd = cmd, .version = 1 },
+		.na = { .nla_type = attr, .nla_len = NLA_HDRLEN + len },
+	};
+	const struct nlmsghdr *nlh;
+	const struct nlattr *na;
+	int n, rem;
 
-	if (sendto(fd, req, req->nlh.nlmsg_len, 0, (struct sockaddr *)&to,
+	if (len > sizeof(req.data))
+		return -E2BIG;
+	memcpy(req.data, data, len);
+	req.nlh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN) + NLA_ALIGN(req.na.nla_len);
+	if (sendto(fd, &req, req.nlh.nlmsg_len, 0, (struct sockaddr *)&to,
 		   sizeof(to)) < 0)
 		return -errno;
 	for (;;) {	/* SO_RCVTIMEO ends the wait */
-		len = recv(fd, buf, sizeof(buf), 0);
-		if (len < 0 && (errno == EINTR || errno == ENOBUFS))
+		n = recv(fd, nl_buf, sizeof(nl_buf), 0);
+		if (n < 0 && (errno == EINTR || errno == ENOBUFS))
 			continue;
-		if (len < 0)
+		if (n < 0)
 			return -errno;
-		for (nlh = (struct nlmsghdr *)buf; NLMSG_OK(nlh, len);
-		     nlh = NLMSG_NEXT(nlh, len)) {
-			if (nlh->nlmsg_seq != req->nlh.nlmsg_seq)
+		for (nlh = (void *)nl_buf; NLMSG_OK(nlh, n); nlh = NLMSG_NEXT(nlh, n)) {
+			if (nlh->nlmsg_seq != seq)
 				continue;
 			if (nlh->nlmsg_type == NLMSG_ERROR) {
-				struct nlmsgerr *e = NLMSG_DATA(nlh);
+				const struct nlmsgerr *e = NLMSG_DATA(nlh);
 
-				if (e->error || !want_family)
+				if (e->error || type != GENL_ID_CTRL)
 					return e->error;
 				continue;
 			}
 			/* CTRL_ATTR_FAMILY_NAME comes first, then the id */
-			na = (struct nlattr *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
-			na = (struct nlattr *)((char *)na + NLA_ALIGN(na->nla_len));
-			if (want_family && na->nla_type == CTRL_ATTR_FAMILY_ID)
-				return *(__u16 *)((char *)na + NLA_HDRLEN);
+			na = nla_next(genl_attrs(nlh, &rem), &rem);
+			if (type == GENL_ID_CTRL && na->nla_type == CTRL_ATTR_FAMILY_ID)
+				return *(const __u16 *)NLA_DATA(na);
 		}
 	}
 }
 
 /* A bound generic netlink socket whose replies time out: fd or -errno. */
-static int nl_socket(int rcvbuf)
+static int nl_socket(void)
 {
 	struct sockaddr_nl addr = { .nl_family = AF_NETLINK };
-	struct timeval tv = { .tv_sec = NL_REPLY_TIMEOUT_S };
-	int fd;
+	struct timeval tv = { .tv_sec = 5 };
+	int fd, rcvbuf = RCVBUF_BYTES;
 
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
 	if (fd < 0)
@@ -232,20 +236,17 @@ static int nl_socket(int rcvbuf)
  * whose socket is closed (also by a kill) is dropped by the kernel at the
  * next exit on its CPUs (send_cpu_listeners(): -ECONNREFUSED).
  */
-static int listener_request(int fd, bool reg, const char *mask, size_t len)
+static int listener(int fd, bool reg, const char *mask, size_t len)
 {
-	struct nl_req req;
-
-	init_req(&req, ts_family, TASKSTATS_CMD_GET,
-		 reg ? TASKSTATS_CMD_ATTR_REGISTER_CPUMASK :
-		       TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, mask, len);
-	return nl_request(fd, &req, false);
+	return nl_request(fd, ts_family, TASKSTATS_CMD_GET,
+			  reg ? TASKSTATS_CMD_ATTR_REGISTER_CPUMASK :
+				TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, mask, len);
 }
 
-/* (De)register the main socket for all possible CPUs. */
-static int listener_ctl(bool reg)
+/* (De)register @fd for all possible CPUs, a NUL-terminated cpulist. */
+static int listener_all(int fd, bool reg)
 {
-	return listener_request(nl_fd, reg, cpulist, strlen(cpulist) + 1);
+	return listener(fd, reg, cpulist, strlen(cpulist) + 1);
 }
 
 static __u64 socket_drops(int fd)
@@ -268,17 +269,14 @@ static __u64 socket_drops(int fd)
  * with: fields the kernel did not send stay 0, rec_has() says which it sent.
  */
 #define V15			15
-#define V15_INSERT_BYTES	(2 * sizeof(__u64))
+#define TS_OFF(f)		offsetof(struct taskstats, f)
 static const size_t v15_inserts[] = {
-	offsetof(struct taskstats, cpu_delay_total) + sizeof(__u64),
-	offsetof(struct taskstats, blkio_delay_total) + sizeof(__u64),
-	offsetof(struct taskstats, swapin_delay_total) + sizeof(__u64),
-	offsetof(struct taskstats, freepages_delay_total) + sizeof(__u64),
-	offsetof(struct taskstats, thrashing_delay_total) + sizeof(__u64),
-	offsetof(struct taskstats, compact_delay_total) + sizeof(__u64),
-	offsetof(struct taskstats, wpcopy_delay_total) + sizeof(__u64),
+	TS_OFF(cpu_delay_total) + 8, TS_OFF(blkio_delay_total) + 8,
+	TS_OFF(swapin_delay_total) + 8, TS_OFF(freepages_delay_total) + 8,
+	TS_OFF(thrashing_delay_total) + 8, TS_OFF(compact_delay_total) + 8,
+	TS_OFF(wpcopy_delay_total) + 8,
 #if TASKSTATS_VERSION >= 14
-	offsetof(struct taskstats, irq_delay_total) + sizeof(__u64),
+	TS_OFF(irq_delay_total) + 8,
 #endif
 };
 
@@ -291,8 +289,7 @@ struct rec {
 };
 
 /* True if the kernel sent field @f (no record ends inside a field) */
-#define rec_has(r, f) \
-	((r)->have >= offsetof(struct taskstats, f) + sizeof(__u64))
+#define rec_has(r, f)	((r)->have >= TS_OFF(f) + sizeof(__u64))
 
 static void normalise(struct rec *r, const char *raw, size_t len)
 {
@@ -305,7 +302,7 @@ static void normalise(struct rec *r, const char *raw, size_t len)
 		return;
 	memcpy(&version, raw, sizeof(version));
 	n = version == V15 ? ARRAY_SIZE(v15_inserts) : 0;
-	for (i = 0; i <= n; i++) {
+	for (i = 0; i <= n; i++, shift += 2 * sizeof(__u64), prev = end) {
 		end = i < n ? v15_inserts[i] : sizeof(r->ts);
 		src = prev + shift;
 		if (src >= len)
@@ -314,8 +311,6 @@ static void normalise(struct rec *r, const char *raw, size_t len)
 			end = prev + (len - src);
 		memcpy((char *)&r->ts + prev, raw + src, end - prev);
 		r->have = end;
-		shift += V15_INSERT_BYTES;
-		prev = end;
 	}
 }
 
@@ -326,32 +321,29 @@ struct harvest {
 	__u32 msgs;
 	__u64 foreign, truncated, enobufs;
 	size_t stats_len;	/* attribute length of the first PID record */
+	__s64 wall_start, wall_end;	/* time() around the last child */
 };
 
 static void parse_aggr(struct harvest *h, const struct nlattr *aggr)
 {
-	const struct nlattr *na = (const void *)((const char *)aggr + NLA_HDRLEN);
+	const struct nlattr *na = (const void *)NLA_DATA(aggr);
 	int rem = aggr->nla_len - NLA_HDRLEN;
 	struct rec r = { .msg = h->msgs };
 	bool have_stats = false;
+	size_t dlen;
 
 	r.tgid = aggr->nla_type == TASKSTATS_TYPE_AGGR_TGID;
-	while (rem >= (int)sizeof(*na) && na->nla_len >= sizeof(*na) &&
-	       na->nla_len <= rem) {
-		const char *data = (const char *)na + NLA_HDRLEN;
-		size_t dlen = na->nla_len - NLA_HDRLEN;
-
+	for (; nla_ok(na, rem); na = nla_next(na, &rem)) {
+		dlen = na->nla_len - NLA_HDRLEN;
 		if ((na->nla_type == TASKSTATS_TYPE_PID ||
 		     na->nla_type == TASKSTATS_TYPE_TGID) && dlen >= sizeof(r.id)) {
-			memcpy(&r.id, data, sizeof(r.id));
+			memcpy(&r.id, NLA_DATA(na), sizeof(r.id));
 		} else if (na->nla_type == TASKSTATS_TYPE_STATS) {
-			normalise(&r, data, dlen);
+			normalise(&r, NLA_DATA(na), dlen);
 			have_stats = true;
 			if (!r.tgid && !h->stats_len)
 				h->stats_len = dlen;
 		}
-		rem -= NLA_ALIGN(na->nla_len);
-		na = (const void *)((const char *)na + NLA_ALIGN(na->nla_len));
 	}
 	if (!have_stats)
 		return;
@@ -372,40 +364,32 @@ static void parse_aggr(struct harvest *h, const struct nlattr *aggr)
 /* Read every record queued on @fd without blocking; false on a hard error. */
 static bool drain(int fd, struct harvest *h)
 {
-	static char buf[NL_BUF_BYTES];
 	const struct nlmsghdr *nlh;
 	const struct nlattr *na;
 	int len, rem;
 
 	for (;;) {
-		len = recv(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
+		len = recv(fd, nl_buf, sizeof(nl_buf), MSG_DONTWAIT | MSG_TRUNC);
 		if (len < 0 && errno == ENOBUFS)
 			h->enobufs++;
 		if (len < 0 && (errno == EINTR || errno == ENOBUFS))
 			continue;
 		if (len < 0)
 			return errno == EAGAIN || errno == EWOULDBLOCK;
-		if (len > (int)sizeof(buf)) {
+		if (len > (int)sizeof(nl_buf)) {
 			h->truncated++;
-			len = sizeof(buf);
+			len = sizeof(nl_buf);
 		}
-		for (nlh = (const void *)buf; NLMSG_OK(nlh, len);
-		     nlh = NLMSG_NEXT(nlh, len)) {
+		for (nlh = (void *)nl_buf; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
 			if (nlh->nlmsg_type != ts_family ||
 			    nlh->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN) ||
 			    ((struct genlmsghdr *)NLMSG_DATA(nlh))->cmd != TASKSTATS_CMD_NEW)
 				continue;
 			h->msgs++;
-			na = (const void *)((const char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
-			rem = nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
-			while (rem >= (int)sizeof(*na) && na->nla_len >= sizeof(*na) &&
-			       na->nla_len <= rem) {
+			for (na = genl_attrs(nlh, &rem); nla_ok(na, rem); na = nla_next(na, &rem))
 				if (na->nla_type == TASKSTATS_TYPE_AGGR_PID ||
 				    na->nla_type == TASKSTATS_TYPE_AGGR_TGID)
 					parse_aggr(h, na);
-				rem -= NLA_ALIGN(na->nla_len);
-				na = (const void *)((const char *)na + NLA_ALIGN(na->nla_len));
-			}
 		}
 	}
 }
@@ -455,7 +439,7 @@ static bool wait_for_room(void)
 	while (memcg_room() < ROOM_MIN_BYTES) {
 		if (intro_now_ns() - t0 > ROOM_WAIT_S * NSEC_PER_SEC)
 			return false;
-		usleep(ROOM_POLL_US);
+		usleep(1000);
 	}
 	return true;
 }
@@ -463,16 +447,11 @@ static bool wait_for_room(void)
 /* ---- records workload ------------------------------------------------ */
 
 /* Filled by a workload child, read by the parent after reaping it. */
-struct wl_shared {
+static struct {
 	__u64 threads;		/* threads created and joined */
 	const char *no_thread;	/* why none was created, if so */
 	int failed;
-};
-
-#define NO_TASK		"task limit: thread or process creation refused (EAGAIN)"
-#define NO_ROOM		"memory cgroup: under 8 MiB of room for 2 s"
-
-static struct wl_shared *shared;
+} *shared;
 static unsigned long sink;
 
 /* A thread of the 2006 mkthreads: a little work, then exit. */
@@ -480,8 +459,8 @@ static void *worker(void *arg)
 {
 	unsigned long i, acc = (unsigned long)arg;
 
-	for (i = 0; i < WORKER_LOOPS; i++)
-		acc = acc * WORKER_MULT + i;
+	for (i = 0; i < 200; i++)
+		acc = acc * 2654435761UL + i;	/* Knuth's hash: work kept */
 	__atomic_store_n(&sink, acc, __ATOMIC_RELAXED);
 	return NULL;
 }
@@ -531,15 +510,14 @@ static void group_main(double seconds)
  * return. Return: the child's pid, 0 if a task limit refused it or its
  * threads, exits the program on any other failure.
  */
-static pid_t run_child(bool group, int cpu, double seconds, struct harvest *h,
-		       __s64 *wall_start, __s64 *wall_end)
+static pid_t run_child(bool group, int cpu, double seconds, struct harvest *h)
 {
 	__u64 t0 = intro_now_ns();
 	int status;
 	pid_t pid, got;
 
 	memset(shared, 0, sizeof(*shared));
-	*wall_start = time(NULL);
+	h->wall_start = time(NULL);
 	pid = intro_fork();
 	shared->no_thread = pid < 0 && errno == EAGAIN ? NO_TASK : NULL;
 	if (shared->no_thread)
@@ -555,7 +533,7 @@ static pid_t run_child(bool group, int cpu, double seconds, struct harvest *h,
 		_exit(0);
 	}
 	do {
-		usleep(READER_NAP_US);
+		usleep(1000);	/* read records between naps */
 		if (!drain(nl_fd, h))
 			ksft_exit_fail_perror("read exit records");
 		got = waitpid(pid, &status, WNOHANG);
@@ -566,7 +544,7 @@ static pid_t run_child(bool group, int cpu, double seconds, struct harvest *h,
 	} while (got != pid);
 	if (!drain(nl_fd, h))
 		ksft_exit_fail_perror("read exit records");
-	*wall_end = time(NULL);
+	h->wall_end = time(NULL);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) || shared->failed)
 		ksft_exit_fail_msg("workload child failed\n");
 	return shared->no_thread ? 0 : pid;
@@ -612,8 +590,8 @@ static void note_bad(const char *what, __u32 id)
 }
 
 /* record_fields_sane on one PID record of child @pid. */
-static void check_fields(const struct rec *r, pid_t pid, const char *comm,
-			 __s64 wall_start, __s64 wall_end)
+static void check_fields(const struct harvest *h, const struct rec *r,
+			 pid_t pid, const char *comm)
 {
 	const struct taskstats *t = &r->ts;
 
@@ -629,8 +607,8 @@ static void check_fields(const struct rec *r, pid_t pid, const char *comm,
 	if (rec_has(r, ac_comm) && strncmp(t->ac_comm, comm, sizeof(t->ac_comm)))
 		note_bad("ac_comm", r->id);
 	if (rec_has(r, ac_btime) &&
-	    ((__s64)t->ac_btime < wall_start - BTIME_SLACK_S ||
-	     (__s64)t->ac_btime > wall_end + BTIME_SLACK_S))
+	    ((__s64)t->ac_btime < h->wall_start - 1 ||	/* 1 s resolution */
+	     (__s64)t->ac_btime > h->wall_end + 1))
 		note_bad("ac_btime", r->id);
 	if (rec_has(r, ac_btime64) && t->ac_btime64 != t->ac_btime)
 		note_bad("ac_btime64", r->id);
@@ -651,8 +629,6 @@ static void sum_ratio(struct sum_tally *s, const char *field, __u64 tgid,
 		s->min_field = field;
 	}
 }
-
-#define TS_OFF(f)	offsetof(struct taskstats, f)
 
 /*
  * The summed fields. utime, stime and cpu_run_real_total are tick sampled:
@@ -718,8 +694,7 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* Judge the records of child @pid: counts, TGID placement, fields, sums. */
-static void judge_child(const struct harvest *h, pid_t pid, bool group,
-			__s64 wall_start, __s64 wall_end)
+static void judge_child(const struct harvest *h, pid_t pid, bool group)
 {
 	const struct rec *tg = NULL, *agroup = NULL;
 	__u64 mine = 0, tgids = 0, agroups = 0;
@@ -744,7 +719,7 @@ static void judge_child(const struct harvest *h, pid_t pid, bool group,
 		if (!tally.version)
 			tally.version = r->ts.version;
 		tids[mine++] = r->id;
-		check_fields(r, pid, group ? WL_COMM : ST_COMM, wall_start, wall_end);
+		check_fields(h, r, pid, group ? WL_COMM : ST_COMM);
 		if (r->ts.ac_flag & AGROUP) {
 			agroups++;
 			agroup = r;
@@ -778,18 +753,17 @@ static void records_phase(int cpu, double seconds)
 {
 	struct harvest h = { 0 };
 	__u64 drops0 = socket_drops(nl_fd);
-	__s64 start, end;
 	pid_t pid;
 	int i;
 
 	for (i = 0; i < WL_CHILDREN; i++) {
 		h.n = 0;
-		pid = run_child(!(i % 2), cpu, seconds / WL_CHILDREN, &h, &start, &end);
+		pid = run_child(!(i % 2), cpu, seconds / WL_CHILDREN, &h);
 		if (!pid) {
 			tally.skip = shared->no_thread;
 			break;
 		}
-		judge_child(&h, pid, !(i % 2), start, end);
+		judge_child(&h, pid, !(i % 2));
 	}
 	tally.stats_len = h.stats_len;
 	tally.enobufs = h.enobufs;
@@ -830,7 +804,7 @@ static double exit_block_us(pthread_attr_t *attr, bool with)
 	pthread_t tid;
 	int i, err;
 
-	err = listener_ctl(with);
+	err = listener_all(nl_fd, with);
 	if (err) {
 		errno = -err;
 		ksft_exit_fail_perror("exit listener (de)registration");
@@ -879,7 +853,7 @@ static void cost_phase(int cpu, double seconds)
 		cost.ratio[i] = cost.with_us[i] / cost.without_us[i];
 		cost.pairs++;
 	}
-	listener_ctl(false);
+	listener_all(nl_fd, false);
 }
 
 /* ---- cpumask forms --------------------------------------------------- */
@@ -887,82 +861,48 @@ static void cost_phase(int cpu, double seconds)
 /*
  * Documentation/accounting/taskstats.rst gives the cpumask as a cpulist
  * string ("1-3,5,7-8"); the attribute is an NLA_STRING, which a sender may
- * end with its NUL or not. A record names no CPU, so it is attributed by
- * its pid to the CPU its child was pinned to (and found running on) when it
- * exited: taskstats_exit() sends to the listeners of the CPU it runs on.
+ * end with its NUL or not. Each form names the second usable CPU alone
+ * (the only one on a one-CPU machine, which sends no other form), or the
+ * first two as a range or a list, sent with its NUL and without;
+ * children exit on both CPUs and on a third, never named, where there is
+ * one. A record names no CPU, so it is attributed by its pid to the CPU
+ * its child was pinned to (and found running on) when it exited:
+ * taskstats_exit() sends to the listeners of the CPU it runs on.
  */
-enum cpumask_shape { SHAPE_SINGLE, SHAPE_RANGE, SHAPE_LIST, NR_SHAPES };
-
-static const char * const shape_name[NR_SHAPES] = {
-	[SHAPE_SINGLE] = "single", [SHAPE_RANGE] = "range", [SHAPE_LIST] = "list",
+static const char * const form_name[] = {
+	"single_with_nul", "single_without_nul", "range_with_nul",
+	"range_without_nul", "list_with_nul", "list_without_nul",
 };
 
-/* a form's name: its shape, then whether the string is sent with its NUL */
-static const char * const nul_suffix[2] = { "_without_nul", "_with_nul" };
+static int cpus[INTRO_MAX_CPUS], ncpus, nprobe;	/* probed: cpus[0..nprobe) */
 
-/* One registration form and what its listener received. */
-struct cpumask_form {
-	enum cpumask_shape shape;
-	bool nul;		/* the attribute ends with the string's NUL */
+#define NR_FORMS	(nprobe > 1 ? (int)ARRAY_SIZE(form_name) : 2)
+#define SINGLE_CPU	(nprobe > 1)	/* the index in cpus[] a single names */
+
+/* A registration form and what its listener received. */
+static struct cpumask_form {
 	char mask[32];
-	int cpu[FORM_MAX_CPUS], ncpus;	/* the named CPUs, then one other */
-	int nnamed;
 	int err;		/* of the registration: 0 or -errno */
 	int recs[FORM_MAX_CPUS];	/* records of the children that exited there */
 	int off_cpu;		/* children not on their CPU at exit */
 	int refused;		/* children not forked: EAGAIN */
 	__u64 enobufs, drops;
-};
+} forms[ARRAY_SIZE(form_name)];
 
-static struct cpumask_form forms[2 * NR_SHAPES];
-static int nforms;
-
-static bool form_wrong(const struct cpumask_form *f)
+/* The records form @i must deliver of the exits on cpus[@c]. */
+static int form_expects(int i, int c)
 {
-	int i;
-
-	if (f->err)
-		return true;
-	for (i = 0; i < f->ncpus; i++)
-		if (f->recs[i] != (i < f->nnamed ? CPUMASK_EXITS_PER_CPU : 0))
-			return true;
-	return false;
+	return c == SINGLE_CPU || (c == 0 && i >= 2) ? CPUMASK_EXITS_PER_CPU : 0;
 }
 
-/*
- * The forms the usable CPUs allow, each with and without its NUL: the last
- * CPU alone ("N"), and the first two as a range ("A-B") and a list ("A,B");
- * a usable CPU outside the mask is probed too when there is one.
- */
-static void plan_cpumask_forms(const int *cpus, int ncpus)
+static bool form_wrong(int i)
 {
-	struct cpumask_form *f;
-	int shape, nul, a = cpus[0], b = cpus[ncpus > 1];
+	int c;
 
-	for (shape = 0; shape < NR_SHAPES; shape++) {
-		if (shape != SHAPE_SINGLE && ncpus < 2)
-			break;
-		for (nul = 1; nul >= 0; nul--) {
-			f = &forms[nforms++];
-			f->shape = shape;
-			f->nul = nul;
-			if (shape == SHAPE_SINGLE) {
-				f->cpu[f->ncpus++] = cpus[ncpus - 1];
-				f->nnamed = 1;
-				snprintf(f->mask, sizeof(f->mask), "%d", f->cpu[0]);
-				if (ncpus > 1)
-					f->cpu[f->ncpus++] = a;
-				continue;
-			}
-			f->cpu[f->ncpus++] = a;
-			f->cpu[f->ncpus++] = b;
-			f->nnamed = 2;
-			snprintf(f->mask, sizeof(f->mask),
-				 shape == SHAPE_RANGE ? "%d-%d" : "%d,%d", a, b);
-			if (ncpus > 2)
-				f->cpu[f->ncpus++] = cpus[2];
-		}
-	}
+	for (c = 0; c < nprobe; c++)
+		if (forms[i].recs[c] != form_expects(i, c))
+			return true;
+	return forms[i].err;
 }
 
 /*
@@ -980,7 +920,7 @@ static pid_t exit_on_cpu(int cpu)
 		ksft_exit_fail_perror("fork");
 	if (!pid) {
 		intro_pin(0, cpu);
-		_exit(intro_current_cpu_ok(cpu) ? 0 : CHILD_OFF_CPU);
+		_exit(!intro_current_cpu_ok(cpu));
 	}
 	if (waitpid(pid, &status, 0) != pid)
 		ksft_exit_fail_perror("waitpid");
@@ -988,44 +928,46 @@ static pid_t exit_on_cpu(int cpu)
 }
 
 /*
- * A form's socket also gets every other task's exit on the CPUs it names:
- * 4 MiB (8 once doubled) holds about 3000 records, the exits of a busy host
- * over the few ms to 1 s (TCG) that one form lasts.
- *
- * Register a socket of its own with @f's mask, let children exit on each
- * probed CPU, read what arrived (queued before wait4() returns, see
+ * Register a socket of its own with form @i's mask, let children exit on
+ * each probed CPU, read what arrived (queued before wait4() returns, see
  * run_child()), deregister every possible CPU with the NUL-terminated
  * cpulist, which any kernel parses whole.
  */
-static void run_cpumask_form(struct cpumask_form *f)
+static void run_cpumask_form(int i)
 {
 	pid_t pid[FORM_MAX_CPUS][CPUMASK_EXITS_PER_CPU];
+	struct cpumask_form *f = &forms[i];
 	struct harvest h = { 0 };
-	int fd, i, k;
+	int fd, c, k;
 	size_t r;
 
-	fd = nl_socket(4 << 20);
+	if (i < 2)
+		snprintf(f->mask, sizeof(f->mask), "%d", cpus[SINGLE_CPU]);
+	else
+		snprintf(f->mask, sizeof(f->mask), i < 4 ? "%d-%d" : "%d,%d",
+			 cpus[0], cpus[1]);
+	fd = nl_socket();
 	if (fd < 0) {
 		errno = -fd;
 		ksft_exit_fail_perror("netlink socket");
 	}
-	f->err = listener_request(fd, true, f->mask, strlen(f->mask) + f->nul);
+	f->err = listener(fd, true, f->mask, strlen(f->mask) + !(i % 2));
 	if (!f->err) {
-		for (i = 0; i < f->ncpus; i++)
+		for (c = 0; c < nprobe; c++)
 			for (k = 0; k < CPUMASK_EXITS_PER_CPU; k++) {
-				pid[i][k] = exit_on_cpu(f->cpu[i]);
-				f->off_cpu += !pid[i][k];
-				f->refused += pid[i][k] < 0;
+				pid[c][k] = exit_on_cpu(cpus[c]);
+				f->off_cpu += !pid[c][k];
+				f->refused += pid[c][k] < 0;
 			}
 		if (!drain(fd, &h))
 			ksft_exit_fail_perror("read exit records");
 		for (r = 0; r < h.n; r++)
-			for (i = 0; i < f->ncpus; i++)
+			for (c = 0; c < nprobe; c++)
 				for (k = 0; k < CPUMASK_EXITS_PER_CPU; k++)
-					f->recs[i] += !h.recs[r].tgid && pid[i][k] > 0 &&
-						      h.recs[r].id == (__u32)pid[i][k];
+					f->recs[c] += !h.recs[r].tgid && pid[c][k] > 0 &&
+						      h.recs[r].id == (__u32)pid[c][k];
 	}
-	listener_request(fd, false, cpulist, strlen(cpulist) + 1);
+	listener_all(fd, false);
 	f->enobufs = h.enobufs;
 	f->drops = socket_drops(fd);
 	close(fd);
@@ -1055,16 +997,11 @@ static bool records_lost(const char **reason)
 static int check_complete(const char *name, const char **reason)
 {
 	ksft_print_msg("%s: groups=%d singles=%d threads=%llu dup_tids=%llu foreign=%llu\n",
-		       name, tally.groups, tally.singles,
-		       (unsigned long long)tally.threads,
-		       (unsigned long long)tally.dup_pid,
-		       (unsigned long long)tally.foreign);
+		       name, tally.groups, tally.singles, tally.threads,
+		       tally.dup_pid, tally.foreign);
 	intro_figures(name, "pid_records=%llu expected=%llu enobufs=%llu drops=%llu truncated=%llu",
-		      (unsigned long long)tally.got_pid,
-		      (unsigned long long)tally.expected_pid,
-		      (unsigned long long)tally.enobufs,
-		      (unsigned long long)tally.drops,
-		      (unsigned long long)tally.truncated);
+		      tally.got_pid, tally.expected_pid, tally.enobufs,
+		      tally.drops, tally.truncated);
 	if (records_lost(reason))
 		return KSFT_SKIP;
 	return tally.got_pid == tally.expected_pid && !tally.dup_pid &&
@@ -1074,11 +1011,9 @@ static int check_complete(const char *name, const char **reason)
 static int check_one_tgid(const char *name, const char **reason)
 {
 	ksft_print_msg("%s: single_tgid_records=%llu agroup_misplaced=%llu\n",
-		       name, (unsigned long long)tally.single_tgid,
-		       (unsigned long long)tally.agroup_bad);
+		       name, tally.single_tgid, tally.agroup_bad);
 	intro_figures(name, "tgid_records=%llu groups=%d groups_not_one=%llu",
-		      (unsigned long long)tally.tgid_recs, tally.groups,
-		      (unsigned long long)tally.group_tgid_bad);
+		      tally.tgid_recs, tally.groups, tally.group_tgid_bad);
 	if (records_lost(reason))
 		return KSFT_SKIP;
 	return !tally.group_tgid_bad && !tally.single_tgid &&
@@ -1095,11 +1030,10 @@ static int check_sane(const char *name, const char **reason)
 	ksft_print_msg("%s: stats_len=%zu header_len=%zu\n", name,
 		       tally.stats_len, sizeof(struct taskstats));
 	intro_figures(name, "version=%u checked=%llu bad=%llu tgid_version_zero=%llu",
-		      tally.version, (unsigned long long)tally.checked,
-		      (unsigned long long)tally.bad_fields,
-		      (unsigned long long)tally.tgid_version_zero);
+		      tally.version, tally.checked, tally.bad_fields,
+		      tally.tgid_version_zero);
 	if (tally.skip || !tally.checked) {
-		*reason = tally.skip ? tally.skip : "no records of the workload received";
+		*reason = tally.skip ?: "no records of the workload received";
 		return KSFT_SKIP;
 	}
 	if (tally.bad_fields)
@@ -1131,10 +1065,10 @@ static int check_sums_verdict(const char *name, const char **reason)
 	bool fail = s->over || s->min < SUM_RATIO_MIN;
 
 	ksft_print_msg("%s: groups=%llu tgid_times_zero=%d ratio_min_field=%s above_field=%s\n",
-		       name, (unsigned long long)tally.sum_groups, tally.tgid_times_zero,
+		       name, tally.sum_groups, tally.tgid_times_zero,
 		       s->min_field ?: "none", s->over_field ?: "none");
 	intro_figures(name, "ratio_min=%.4f tgid_above_sum=%llu bound_lo_ratio=%.2f",
-		      s->min, (unsigned long long)s->over, SUM_RATIO_MIN);
+		      s->min, s->over, SUM_RATIO_MIN);
 	if (sums_unjudged(reason))
 		return KSFT_SKIP;
 	if (fail && tally.tgid_times_zero)
@@ -1155,7 +1089,7 @@ static int check_delay(const char *name, const char **reason)
 		       name, delayacct, s->judged, s->min_field ?: "none",
 		       s->over_field ?: "none");
 	intro_figures(name, "ratio_min=%.4f tgid_above_sum=%llu bound_lo_ratio=%.2f",
-		      s->min, (unsigned long long)s->over, DELAY_RATIO_MIN);
+		      s->min, s->over, DELAY_RATIO_MIN);
 	if (sums_unjudged(reason))
 		return KSFT_SKIP;
 	if (!s->judged) {
@@ -1189,101 +1123,88 @@ static int check_exit_cost(const char *name, const char **reason)
 	return KSFT_FAIL;
 }
 
-/* Records of @f short of or beyond the exact counts, and what explains it. */
-enum form_verdict { FORM_RIGHT, FORM_BUG, FORM_UNJUDGED };
-
-static enum form_verdict judge_form(const struct cpumask_form *f,
-				    const char **reason)
+/*
+ * Is wrong form @i the kernel's (true), or does a precondition explain it
+ * (false, with @reason)? More records than expected are always the
+ * kernel's, and so is EINVAL: the main listener registered, so privilege
+ * and namespaces allow a listener.
+ */
+static bool form_bug(int i, const char **reason)
 {
-	bool extra = false;
-	int i;
+	const char *why = NULL;
+	int c;
 
-	if (f->err == -EINVAL)
-		return FORM_BUG;
-	if (f->err) {
-		*reason = "cpumask registration failed with an errno other than EINVAL";
-		return FORM_UNJUDGED;
-	}
-	if (!form_wrong(f))
-		return FORM_RIGHT;
-	for (i = 0; i < f->ncpus; i++)
-		extra |= f->recs[i] > (i < f->nnamed ? CPUMASK_EXITS_PER_CPU : 0);
-	if (extra)
-		return FORM_BUG;
-	if (f->refused) {
-		*reason = NO_TASK;
-		return FORM_UNJUDGED;
-	}
-	if (f->off_cpu) {
-		*reason = "a child did not exit on the CPU it was pinned to";
-		return FORM_UNJUDGED;
-	}
-	if (f->enobufs || f->drops) {
-		*reason = "socket dropped records";
-		return FORM_UNJUDGED;
-	}
-	return FORM_BUG;
+	for (c = 0; c < nprobe; c++)
+		if (forms[i].recs[c] > form_expects(i, c))
+			return true;
+	if (forms[i].err && forms[i].err != -EINVAL)
+		why = "cpumask registration failed with an errno other than EINVAL";
+	else if (forms[i].err)
+		return true;
+	else if (forms[i].refused)
+		why = NO_TASK;
+	else if (forms[i].off_cpu)
+		why = "a child did not exit on the CPU it was pinned to";
+	else if (forms[i].enobufs || forms[i].drops)
+		why = "socket dropped records";
+	if (why)
+		*reason = why;
+	return !why;
 }
 
 /* A form's figures; for a wrong one, each probed CPU's records. */
-static void print_form(const char *name, const struct cpumask_form *f)
+static void print_form(const char *name, int i)
 {
 	char unnamed[16] = "none";
-	int c, got = 0;
+	int c, got = 0, want = 0, other = 0;
 
-	for (c = 0; c < f->nnamed; c++)
-		got += f->recs[c];
-	if (f->ncpus > f->nnamed)
-		snprintf(unnamed, sizeof(unnamed), "%d", f->recs[f->nnamed]);
-	ksft_print_msg("%s: form=%s%s mask=%s errno=%d records=%d expected=%d records_unnamed=%s\n",
-		       name, shape_name[f->shape], nul_suffix[f->nul], f->mask,
-		       -f->err, got, f->nnamed * CPUMASK_EXITS_PER_CPU, unnamed);
-	if (!form_wrong(f) || f->err)
-		return;
-	for (c = 0; c < f->ncpus; c++)
-		ksft_print_msg("%s: form=%s%s cpu=%d named=%d records=%d\n",
-			       name, shape_name[f->shape], nul_suffix[f->nul],
-			       f->cpu[c], c < f->nnamed, f->recs[c]);
+	for (c = 0; c < nprobe; c++) {
+		got += form_expects(i, c) ? forms[i].recs[c] : 0;
+		want += form_expects(i, c);
+		other += form_expects(i, c) ? 0 : forms[i].recs[c];
+	}
+	if (i < 2 || nprobe > 2)
+		snprintf(unnamed, sizeof(unnamed), "%d", other);
+	ksft_print_msg("%s: form=%s mask=%s errno=%d records=%d expected=%d records_unnamed=%s\n",
+		       name, form_name[i], forms[i].mask, -forms[i].err, got,
+		       want, unnamed);
+	for (c = 0; form_wrong(i) && !forms[i].err && c < nprobe; c++)
+		ksft_print_msg("%s: form=%s cpu=%d named=%d records=%d\n",
+			       name, form_name[i], cpus[c],
+			       !!form_expects(i, c), forms[i].recs[c]);
 }
 
 /*
- * The main listener registered, so privilege and namespaces allow a
- * listener: a form refused with EINVAL, or delivering other counts, is the
- * kernel's. Right with the NUL and wrong without it is the parse that cut
- * the string's last character ("0-1" refused, "0,1" without CPU 1).
+ * Right with the NUL and wrong without it is the parse that cut the
+ * string's last character ("0-1" refused, "0,1" without CPU 1).
  */
 static int check_cpumask(const char *name, const char **reason)
 {
-	int i, bugs = 0, wrong = 0, nul_wrong = 0, einval = 0, off_cpu = 0;
+	int i, n = NR_FORMS, bugs = 0, wrong = 0;
+	int nul_wrong = 0, einval = 0, off_cpu = 0;
 	const char *unjudged = NULL;
 	__u64 enobufs = 0, drops = 0;
 
-	for (i = 0; i < nforms; i++) {
-		const struct cpumask_form *f = &forms[i];
-
-		print_form(name, f);
-		wrong += form_wrong(f);
-		nul_wrong += f->nul && form_wrong(f);
-		einval += f->err == -EINVAL;
-		off_cpu += f->off_cpu;
-		enobufs += f->enobufs;
-		drops += f->drops;
-		bugs += judge_form(f, &unjudged) == FORM_BUG;
+	for (i = 0; i < n; i++) {
+		print_form(name, i);
+		wrong += form_wrong(i);
+		nul_wrong += !(i % 2) && form_wrong(i);
+		einval += forms[i].err == -EINVAL;
+		off_cpu += forms[i].off_cpu;
+		enobufs += forms[i].enobufs;
+		drops += forms[i].drops;
+		bugs += form_wrong(i) && form_bug(i, &unjudged);
 	}
 	ksft_print_msg("%s: exits_per_cpu=%d off_cpu=%d enobufs=%llu drops=%llu\n",
-		       name, CPUMASK_EXITS_PER_CPU, off_cpu,
-		       (unsigned long long)enobufs, (unsigned long long)drops);
+		       name, CPUMASK_EXITS_PER_CPU, off_cpu, enobufs, drops);
 	intro_figures(name, "forms=%d forms_wrong=%d nul_forms_wrong=%d refused_einval=%d",
-		      nforms, wrong, nul_wrong, einval);
+		      n, wrong, nul_wrong, einval);
 	if (bugs && !nul_wrong)
 		ksft_print_msg("%s: fix_subject=%s\n", name, CPUMASK_FIX);
 	if (bugs)
 		return KSFT_FAIL;
-	if (unjudged) {
-		*reason = unjudged;
-		return KSFT_SKIP;
-	}
-	return KSFT_PASS;
+	*reason = unjudged;
+	return unjudged ? KSFT_SKIP : KSFT_PASS;
 }
 
 static const struct {
@@ -1327,8 +1248,7 @@ static int in_initial_ns(const char *ns)
 static bool records_delivered(int cpu)
 {
 	struct harvest h = { 0 };
-	__s64 start, end;
-	pid_t pid = run_child(false, cpu, 0, &h, &start, &end);
+	pid_t pid = run_child(false, cpu, 0, &h);
 	size_t i;
 	bool seen = false;
 
@@ -1343,14 +1263,8 @@ static bool records_delivered(int cpu)
 static const struct intro_prog prog = {
 	.usage =
 	"taskstats_tgid: the exit records a taskstats listener receives, and what\n"
-	"the listener costs each thread exit.\n"
-	"Guards taskstats exit records against the 2.6.17 regression (LKML, June\n"
-	"2006) that sent a TGID record on every thread exit, fixed by ad4ecbcba728;\n"
-	"also against version 0 TGID records (fixed by 16c4f0211aaa), TGID records\n"
-	"without the exited threads' times (\"taskstats: retain dead thread stats\n"
-	"in TGID queries\"), the version 15 layout (fixed by 0bf2d838de1f) and\n"
-	"cpumasks sent without their NUL parsed one character short (\"taskstats:\n"
-	"fix cpumask parsing cutting off the last character\").\n"
+	"the listener costs each thread exit (the 2006 regression that sent a\n"
+	"TGID record on every thread exit, and the bugs named in the source).\n"
 	"An all-CPU exit listener watches children that create and join 32\n"
 	"threads at a time; then thread exits are timed in alternating blocks\n"
 	"with and without the listener; then listeners registered with each\n"
@@ -1361,29 +1275,25 @@ static const struct intro_prog prog = {
 	"  one_tgid_record_per_group   one TGID record per thread group, none for\n"
 	"                              single-threaded processes\n"
 	"  record_fields_sane          version, pid, tgid, uid, comm, btime, exit code\n"
-	"  tgid_sums_match_threads     TGID counters / sum of the PID records in\n"
-	"                              [0.5, 1]\n"
-	"  delay_totals_match_threads  TGID delay totals / sum of the PID records\n"
-	"                              in [0.9, 1] (cpu_delay_total always, the\n"
-	"                              others where kernel.task_delayacct=1)\n"
-	"  listener_exit_latency       thread exit latency with / without the\n"
-	"                              listener <= 1.8\n"
+	"  tgid_sums_match_threads     TGID counters / their PID records' in [0.5, 1]\n"
+	"  delay_totals_match_threads  the same for delay totals, in [0.9, 1]\n"
+	"  listener_exit_latency       thread exit with / without listener <= 1.8\n"
 	"  register_cpumask_forms      a listener registered for \"N\", \"A-B\" or\n"
 	"                              \"A,B\", with or without the NUL, gets the\n"
-	"                              exits of exactly those CPUs\n"
+	"                              exits of exactly those CPUs (two CPUs)\n"
 	"\n"
 	"Needs: root (CAP_NET_ADMIN), the initial user, pid and network\n"
 	"namespaces, CONFIG_TASKSTATS; room for a few tasks under pids.max,\n"
 	"RLIMIT_NPROC and kernel.threads-max (groups are smaller where a limit\n"
-	"refuses threads); two CPUs are used when available.\n",
+	"refuses threads).\n",
 	.min_scale = 0.3,
 	.max_scale = 2.0,
 };
 
 int main(int argc, char **argv)
 {
-	int cpus[INTRO_MAX_CPUS], ncpus, cpu_child, ret, result;
 	struct intro_opts opts;
+	int ret, result;
 	const char *reason;
 	char val[16];
 	size_t i;
@@ -1403,25 +1313,21 @@ int main(int argc, char **argv)
 		ksft_exit_skip("built with struct taskstats version 15, withdrawn by %s\n",
 			       V15_FIX);
 
-	nl_fd = nl_socket(RCVBUF_BYTES);
+	nl_fd = nl_socket();
 	if (nl_fd < 0) {
 		ksft_print_msg("taskstats: socket_errno=%d\n", -nl_fd);
 		ksft_exit_skip("no netlink socket with a forced buffer: needs CAP_NET_ADMIN\n");
 	}
-	{
-		struct nl_req req;
-
-		init_req(&req, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_NAME,
-			 TASKSTATS_GENL_NAME, sizeof(TASKSTATS_GENL_NAME));
-		ts_family = nl_request(nl_fd, &req, true);
-	}
+	ts_family = nl_request(nl_fd, GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
+			       CTRL_ATTR_FAMILY_NAME, TASKSTATS_GENL_NAME,
+			       sizeof(TASKSTATS_GENL_NAME));
 	if (ts_family == -ENOENT)
 		ksft_exit_skip("no taskstats family: no CONFIG_TASKSTATS, or not init_net\n");
 	if (ts_family <= 0) {
 		errno = -ts_family;
 		ksft_exit_fail_perror("resolve the taskstats family");
 	}
-	ret = listener_ctl(true);
+	ret = listener_all(nl_fd, true);
 	/* GENL_ADMIN_PERM: netlink_capable(), i.e. capable() in init_user_ns */
 	if (ret == -EPERM)
 		ksft_exit_skip("listener needs CAP_NET_ADMIN in the initial user namespace\n");
@@ -1440,10 +1346,10 @@ int main(int argc, char **argv)
 	ncpus = intro_usable_cpus(cpus, INTRO_MAX_CPUS);
 	if (ncpus < 1)
 		ksft_exit_fail_perror("sched_getaffinity");
+	nprobe = ncpus < FORM_MAX_CPUS ? ncpus : FORM_MAX_CPUS;
 	/* the reader on the first usable CPU, the workload on the last */
-	cpu_child = cpus[ncpus - 1];
 	intro_pin(0, cpus[0]);
-	if (!records_delivered(cpu_child))
+	if (!records_delivered(cpus[ncpus - 1]))
 		ksft_exit_skip("no exit records delivered: not in the initial network namespace\n");
 	jiffy_us = intro_jiffy_ns() / NSEC_PER_USEC;
 	find_room_files();
@@ -1451,12 +1357,11 @@ int main(int argc, char **argv)
 		       memcg_room() == LLONG_MAX ? -1 : memcg_room() / 1024);
 
 	ksft_set_plan(ARRAY_SIZE(checks));
-	records_phase(cpu_child, RECORDS_S * opts.scale);
-	cost_phase(cpu_child, COST_S * opts.scale);
-	listener_ctl(false);
-	plan_cpumask_forms(cpus, ncpus);
-	for (i = 0; i < (size_t)nforms; i++)
-		run_cpumask_form(&forms[i]);
+	records_phase(cpus[ncpus - 1], RECORDS_S * opts.scale);
+	cost_phase(cpus[ncpus - 1], COST_S * opts.scale);
+	listener_all(nl_fd, false);
+	for (i = 0; i < NR_FORMS; i++)
+		run_cpumask_form(i);
 
 	for (i = 0; i < ARRAY_SIZE(checks); i++) {
 		reason = NULL;
