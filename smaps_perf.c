@@ -45,7 +45,9 @@
  * Each cost bound sits 25-33 % above the highest healthy median (natively
  * and under qemu TCG, lab/README), below what twice the cost per VMA reads;
  * below the lower bound the file stopped printing (or walking).
- * maps/query: healthy 1.18-1.44, twice the maps cost 2.4.
+ * maps/query: healthy 1.18-1.44, twice the maps cost 2.4; arm64 (TCG) reads
+ * 0.79-0.91 healthy and 1.59-1.82 at twice the cost, caught on some boots
+ * only: a lower bound would meet x86_64's healthy 1.40 (TCG, HZ=1000).
  */
 #define MAPS_MIN_RATIO		0.6
 #define MAPS_MAX_RATIO		1.8
@@ -57,7 +59,10 @@
 #define SMAPS_MIN_RATIO		1.5
 #define SMAPS_MAX_RATIO		8.5
 
-/* smaps_rollup/query: healthy 0.46-0.68, twice the rollup's walk 0.92. */
+/*
+ * smaps_rollup/query: healthy 0.46-0.68, twice the rollup's walk 0.92; arm64
+ * (TCG) 0.38-0.48 healthy, 0.76-0.95 at twice the walk, as for maps.
+ */
 #define ROLLUP_MIN_RATIO	0.25
 #define ROLLUP_MAX_RATIO	0.85
 
