@@ -876,8 +876,17 @@ static const char * const form_name[] = {
 
 static int cpus[INTRO_MAX_CPUS], ncpus, nprobe;	/* probed: cpus[0..nprobe) */
 
-#define NR_FORMS	(nprobe > 1 ? (int)ARRAY_SIZE(form_name) : 2)
-#define SINGLE_CPU	(nprobe > 1)	/* the index in cpus[] a single names */
+/* The forms sent: the two single ones only, on one usable CPU. */
+static int nr_forms(void)
+{
+	return nprobe > 1 ? ARRAY_SIZE(form_name) : 2;
+}
+
+/* The index in cpus[] of the CPU a single form names. */
+static int single_cpu(void)
+{
+	return nprobe > 1;
+}
 
 /* A registration form and what its listener received. */
 static struct cpumask_form {
@@ -892,7 +901,7 @@ static struct cpumask_form {
 /* The records form @i must deliver of the exits on cpus[@c]. */
 static int form_expects(int i, int c)
 {
-	return c == SINGLE_CPU || (c == 0 && i >= 2) ? CPUMASK_EXITS_PER_CPU : 0;
+	return c == single_cpu() || (c == 0 && i >= 2) ? CPUMASK_EXITS_PER_CPU : 0;
 }
 
 static bool form_wrong(int i)
@@ -942,7 +951,7 @@ static void run_cpumask_form(int i)
 	size_t r;
 
 	if (i < 2)
-		snprintf(f->mask, sizeof(f->mask), "%d", cpus[SINGLE_CPU]);
+		snprintf(f->mask, sizeof(f->mask), "%d", cpus[single_cpu()]);
 	else
 		snprintf(f->mask, sizeof(f->mask), i < 4 ? "%d-%d" : "%d,%d",
 			 cpus[0], cpus[1]);
@@ -1180,7 +1189,7 @@ static void print_form(const char *name, int i)
  */
 static int check_cpumask(const char *name, const char **reason)
 {
-	int i, n = NR_FORMS, bugs = 0, wrong = 0;
+	int i, n = nr_forms(), bugs = 0, wrong = 0;
 	int nul_wrong = 0, einval = 0, off_cpu = 0;
 	const char *unjudged = NULL;
 	__u64 enobufs = 0, drops = 0;
@@ -1360,7 +1369,7 @@ int main(int argc, char **argv)
 	records_phase(cpus[ncpus - 1], RECORDS_S * opts.scale);
 	cost_phase(cpus[ncpus - 1], COST_S * opts.scale);
 	listener_all(nl_fd, false);
-	for (i = 0; i < NR_FORMS; i++)
+	for (i = 0; i < nr_forms(); i++)
 		run_cpumask_form(i);
 
 	for (i = 0; i < ARRAY_SIZE(checks); i++) {
