@@ -103,7 +103,7 @@
 #define MIN_VMAS		768	/* fewer: the program skips */
 #define MAP_COUNT_MARGIN	64	/* of vm.max_map_count, kept free */
 #define ROUNDS			31	/* times --scale (<= 2), at least ROUNDS_MIN */
-#define ROUNDS_MIN		7
+#define ROUNDS_MIN		7	/* fewer within the budget: the cost checks skip */
 #define CHURN_FRACTION		0.1	/* of the budget, reads under change */
 #define RESERVE_FRACTION	0.15	/* kept for the checks and teardown */
 #define LOCK_VMAS		16	/* mlock()ed mappings, as RLIMIT_MEMLOCK allows */
@@ -656,8 +656,7 @@ static void measure_costs(void)
 	for (c = 0; c < NR_COSTS; c++)
 		time_cost(c);	/* warm the caches */
 	for (r = 0; r < bench.rounds_max; r++) {
-		if (r >= ROUNDS_MIN &&
-		    intro_budget_left_ns(&bench.budget) < reserve_ns())
+		if (r && intro_budget_left_ns(&bench.budget) < reserve_ns())
 			break;
 		bench.at = bench.buf + (r % SLOTS) * (bench.page_size + 256);
 		for (k = 0; k < NR_COSTS; k++) {
@@ -1269,6 +1268,8 @@ static int judge_cost(const struct check *ck, const char **reason)
 
 	if (ck->ref == C_QUERY && bench.no_query)
 		*reason = "no PROCMAP_QUERY ioctl (kernel before 6.11)";
+	else if (bench.rounds < ROUNDS_MIN)
+		*reason = "time budget too small for enough rounds";
 	ksft_print_msg("%s: %s_us_per_vma=%.3f %s_us_per_vma=%.3f vmas=%ld rounds=%d\n",
 		       ck->name, cost_keys[ck->cost], us_per_vma(ck->cost),
 		       cost_keys[ck->ref], us_per_vma(ck->ref), bench.tgt.vmas,
