@@ -1199,11 +1199,14 @@ static void measure_churn(void)
 	struct kb_sums sums;
 	char path[PATH_LEN];
 	enum churn_kind k;
+	int f, i, cpus[2];
 	uint64_t t0;
-	int f, i;
 
 	churn.page_kb = bench.page_size / 1024;
 	churner_start(&churn.ch);
+	/* on a CPU of its own it changes slots during a read(), not between */
+	if (intro_usable_cpus(cpus, 2) == 2)
+		intro_pin(churn.ch.pid, cpus[1]);
 	proc_path(path, sizeof(path), churn.ch.pid, F_ROLLUP);
 	read_text(path, &bench.text, 0, false);
 	parse_smaps(&bench.text, &sums);
