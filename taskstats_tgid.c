@@ -135,6 +135,13 @@ static int ts_family;
 static char cpulist[256];	/* every possible CPU */
 static char nl_buf[NL_BUF_BYTES];
 
+/* NLMSG_OK() without its signed/unsigned comparison */
+static bool nlmsg_ok(const struct nlmsghdr *nlh, int rem)
+{
+	return rem >= (int)sizeof(*nlh) && nlh->nlmsg_len >= sizeof(*nlh) &&
+	       nlh->nlmsg_len <= (__u32)rem;
+}
+
 /* The attributes of @rem bytes: for (na = first; nla_ok(); nla_next()) */
 static bool nla_ok(const struct nlattr *na, int rem)
 {
@@ -193,7 +200,7 @@ static int nl_request(int fd, __u16 type, __u8 cmd, __u16 attr,
 			continue;
 		if (n < 0)
 			return -errno;
-		for (nlh = (void *)nl_buf; NLMSG_OK(nlh, n); nlh = NLMSG_NEXT(nlh, n)) {
+		for (nlh = (void *)nl_buf; nlmsg_ok(nlh, n); nlh = NLMSG_NEXT(nlh, n)) {
 			if (nlh->nlmsg_seq != seq)
 				continue;
 			if (nlh->nlmsg_type == NLMSG_ERROR) {
@@ -380,7 +387,7 @@ static bool drain(int fd, struct harvest *h)
 			h->truncated++;
 			len = sizeof(nl_buf);
 		}
-		for (nlh = (void *)nl_buf; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
+		for (nlh = (void *)nl_buf; nlmsg_ok(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
 			if (nlh->nlmsg_type != ts_family ||
 			    nlh->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN) ||
 			    ((struct genlmsghdr *)NLMSG_DATA(nlh))->cmd != TASKSTATS_CMD_NEW)
@@ -643,14 +650,14 @@ static const struct {
 	int tick_unit;
 	bool delay;
 } sum_fields[] = {
-	{ "cpu_count", TS_OFF(cpu_count) },
-	{ "nvcsw", TS_OFF(nvcsw) },
-	{ "nivcsw", TS_OFF(nivcsw) },
-	{ "etime", TS_OFF(ac_etime) },
-	{ "cpu_run_virtual", TS_OFF(cpu_run_virtual_total) },
-	{ "utime", TS_OFF(ac_utime), 1 },
-	{ "stime", TS_OFF(ac_stime), 1 },
-	{ "cpu_run_real", TS_OFF(cpu_run_real_total), 1000 },
+	{ "cpu_count", TS_OFF(cpu_count), 0, false },
+	{ "nvcsw", TS_OFF(nvcsw), 0, false },
+	{ "nivcsw", TS_OFF(nivcsw), 0, false },
+	{ "etime", TS_OFF(ac_etime), 0, false },
+	{ "cpu_run_virtual", TS_OFF(cpu_run_virtual_total), 0, false },
+	{ "utime", TS_OFF(ac_utime), 1, false },
+	{ "stime", TS_OFF(ac_stime), 1, false },
+	{ "cpu_run_real", TS_OFF(cpu_run_real_total), 1000, false },
 	{ "cpu_delay_total", TS_OFF(cpu_delay_total), 0, true },
 	{ "blkio_delay_total", TS_OFF(blkio_delay_total), 0, true },
 	{ "swapin_delay_total", TS_OFF(swapin_delay_total), 0, true },
@@ -1369,7 +1376,7 @@ int main(int argc, char **argv)
 	records_phase(cpus[ncpus - 1], RECORDS_S * opts.scale);
 	cost_phase(cpus[ncpus - 1], COST_S * opts.scale);
 	listener_all(nl_fd, false);
-	for (i = 0; i < nr_forms(); i++)
+	for (i = 0; i < (size_t)nr_forms(); i++)
 		run_cpumask_form(i);
 
 	for (i = 0; i < ARRAY_SIZE(checks); i++) {
