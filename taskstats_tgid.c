@@ -869,18 +869,8 @@ static const char * const form_name[] = {
 };
 
 static int cpus[INTRO_MAX_CPUS], ncpus, nprobe;	/* probed: cpus[0..nprobe) */
-
-/* The forms sent: the two single ones only, on one usable CPU. */
-static int nr_forms(void)
-{
-	return nprobe > 1 ? ARRAY_SIZE(form_name) : 2;
-}
-
-/* The index in cpus[] of the CPU a single form names. */
-static int single_cpu(void)
-{
-	return nprobe > 1;
-}
+/* the forms sent (on one usable CPU the two single ones) and their CPU */
+static int nr_forms, single_cpu;
 
 /* A registration form and what its listener received. */
 static struct cpumask_form {
@@ -895,7 +885,7 @@ static struct cpumask_form {
 /* The records form @i must deliver of the exits on cpus[@c]. */
 static int form_expects(int i, int c)
 {
-	return c == single_cpu() || (c == 0 && i >= 2) ? CPUMASK_EXITS_PER_CPU : 0;
+	return c == single_cpu || (c == 0 && i >= 2) ? CPUMASK_EXITS_PER_CPU : 0;
 }
 
 static bool form_wrong(int i)
@@ -942,7 +932,7 @@ static void run_cpumask_form(int i)
 	size_t r;
 
 	if (i < 2)
-		snprintf(f->mask, sizeof(f->mask), "%d", cpus[single_cpu()]);
+		snprintf(f->mask, sizeof(f->mask), "%d", cpus[single_cpu]);
 	else
 		snprintf(f->mask, sizeof(f->mask), i < 4 ? "%d-%d" : "%d,%d",
 			 cpus[0], cpus[1]);
@@ -1180,7 +1170,7 @@ static void print_form(const char *name, int i)
  */
 static int check_cpumask(const char *name, const char **reason)
 {
-	int i, n = nr_forms(), bugs = 0, wrong = 0;
+	int i, n = nr_forms, bugs = 0, wrong = 0;
 	int nul_wrong = 0, einval = 0, off_cpu = 0;
 	const char *unjudged = NULL;
 	__u64 enobufs = 0, drops = 0;
@@ -1339,6 +1329,8 @@ int main(int argc, char **argv)
 	if (ncpus < 1)
 		ksft_exit_fail_perror("sched_getaffinity");
 	nprobe = ncpus < FORM_MAX_CPUS ? ncpus : FORM_MAX_CPUS;
+	nr_forms = nprobe > 1 ? ARRAY_SIZE(form_name) : 2;
+	single_cpu = nprobe > 1;
 	/* the reader on the first usable CPU, the workload on the last */
 	intro_pin(0, cpus[0]);
 	if (!records_delivered(cpus[ncpus - 1]))
@@ -1351,7 +1343,7 @@ int main(int argc, char **argv)
 	ksft_set_plan(ARRAY_SIZE(checks));
 	records_phase(cpus[ncpus - 1], RECORDS_S * opts.scale);
 	cost_phase(cpus[ncpus - 1], COST_S * opts.scale);
-	for (f = 0; f < nr_forms(); f++)
+	for (f = 0; f < nr_forms; f++)
 		run_cpumask_form(f);
 
 	for (i = 0; i < ARRAY_SIZE(checks); i++) {
