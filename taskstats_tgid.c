@@ -98,7 +98,6 @@
 #define COST_S			8.0	/* listener cost pairs at most, at --scale 1 */
 #define COST_BLOCK		8	/* exits timed in one block */
 #define COST_MAX_PAIRS		2048
-#define CHILD_TIMEOUT_S		30.0
 /*
  * A queued exit record takes about 2.5 KiB of receive memory and the kernel
  * doubles SO_RCVBUFFORCE: this holds the records of three whole groups, or
@@ -115,7 +114,6 @@
 #define ROOM_WAIT_S		2.0
 #define CGROUP_MAX_DEPTH	16
 #define FORM_MAX_CPUS		3	/* probed: two named, one not */
-#define NL_BUF_BYTES		(64 << 10)
 
 #define NO_TASK		"task limit: thread or process creation refused (EAGAIN)"
 #define NO_ROOM		"memory cgroup: under 8 MiB of room for 2 s"
@@ -127,7 +125,7 @@
 static int nl_fd = -1;
 static int ts_family;
 static char cpulist[256];	/* every possible CPU */
-static char nl_buf[NL_BUF_BYTES];
+static char nl_buf[64 << 10];	/* many records; MSG_TRUNC tells a longer one */
 
 /* NLMSG_OK() without its signed/unsigned comparison */
 static bool nlmsg_ok(const struct nlmsghdr *nlh, int rem)
@@ -538,7 +536,7 @@ static pid_t run_child(bool group, int cpu, double seconds, struct harvest *h)
 		if (!drain(nl_fd, h))
 			ksft_exit_fail_perror("read exit records");
 		got = waitpid(pid, &status, WNOHANG);
-		if (got < 0 || intro_now_ns() - t0 > CHILD_TIMEOUT_S * NSEC_PER_SEC) {
+		if (got < 0 || intro_now_ns() - t0 > 30 * NSEC_PER_SEC) {
 			intro_kill_wait(pid);
 			ksft_exit_fail_msg("workload child hung or lost\n");
 		}
