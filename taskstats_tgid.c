@@ -12,8 +12,8 @@
  * records (16c4f0211aaa), TGID records without the exited threads' times
  * ("taskstats: retain dead thread stats in TGID queries"), the version 15
  * layout (0bf2d838de1f), and a REGISTER_CPUMASK string without its NUL
- * parsed one character short ("taskstats: fix cpumask parsing cutting off
- * the last character").
+ * parsed one character short (1f58a5335cdd, "taskstats: fix cpumask parsing
+ * cutting off the last character").
  *
  * Invariants (kernel/taskstats.c: taskstats_exit()): with an all-CPU
  * listener whose buffer cannot overrun, each exiting thread yields one PID
