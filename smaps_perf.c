@@ -19,9 +19,8 @@
  *
  * A second target maps, unmaps, splits and faults beside mappings it never
  * touches while read: maps and smaps report each of those (a mapping after
- * one unmapped between two read()s was lost until 855af072b5e4), the
- * rollup's Rss stays within what the change allows, and the reader's CPU
- * per entry stays near that of a quiet read.
+ * one unmapped between two read()s was lost until 855af072b5e4), and the
+ * rollup's Rss stays within what the change allows.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -87,13 +86,6 @@
  */
 #define ROLLUP_SLACK_KB		256
 
-/*
- * Reader CPU per entry while the target changes over the same when it is
- * still, the worse of maps and smaps: healthy 0.93-1.77. Lock waits are not
- * CPU; a reader that retries or re-walks VMAs is.
- */
-#define CHURN_COST_MAX_RATIO	3.0
-
 /* ---- Sizing and time ------------------------------------------------------ */
 
 #define BUDGET_S		20.0	/* whole run, times --scale */
@@ -117,8 +109,6 @@
 #define CHURN_READ_BYTES	1024	/* read() size: many resumes per file */
 #define CHURN_MAX_READS		200	/* of each file, under change */
 #define CHURN_MIN_READS		3	/* under change, to judge a file */
-/* for changing_read_cost: from 3 reads each, healthy ratios spread to 3.22 */
-#define CHURN_COST_MIN_READS	9
 
 #ifndef PROCMAP_QUERY
 /* include/uapi/linux/fs.h of v6.11, for older headers */
@@ -166,7 +156,6 @@ static const struct intro_prog prog = {
 	"                           it never touches is listed, no line malformed\n"
 	"  changing_smaps_complete  the same for smaps (and their Rss one page)\n"
 	"  changing_rollup_rss      its smaps_rollup Rss within what the change allows\n"
-	"  changing_read_cost       reader CPU per entry, changing / quiet <= 3\n"
 	"\n"
 	"Needs: CONFIG_PROC_PAGE_MONITOR, CONFIG_SHMEM, PROCMAP_QUERY (v6.11) for the\n"
 	"two cost checks; no privilege. Uses up to 4096 mappings within\n"
@@ -807,11 +796,11 @@ static void check_consistency(void)
  */
 enum churn_op { CH_UNMAP, CH_MAP, CH_SPLIT, CH_FAULT, CH_ZAP };
 /*
- * Quiet reads; reads while the churner changes slots freely; reads that
- * stop after each read() while it unmaps the slot after the last record
- * received, the VMA the next read() resumes at.
+ * Reads while the churner changes slots freely; reads that stop after each
+ * read() while it unmaps the slot after the last record received, the VMA
+ * the next read() resumes at.
  */
-enum churn_kind { CK_QUIET, CK_CHANGING, CK_STEPPED, NR_CHURN_KINDS };
+enum churn_kind { CK_CHANGING, CK_STEPPED, NR_CHURN_KINDS };
 
 /* what the parent asks of the churner */
 struct churn_cmd {
@@ -969,7 +958,6 @@ static void churner_start(struct churner *ch)
 struct churn_file {
 	int reads[NR_CHURN_KINDS];
 	int reads_changed;	/* reads during which the churner changed */
-	double cpu_ns_per_entry[NR_CHURN_KINDS][CHURN_MAX_READS];
 	long missing;		/* stable mappings not reported, all reads */
 	long torn;		/* lines overlapping a stable one, not it */
 	long malformed;		/* lines or entries not as printed */
@@ -983,8 +971,7 @@ struct churn_run {
 	struct churn_file file[NR_FILES];
 	unsigned long ops;	/* free changes during the changing reads */
 	unsigned long resume_unmaps;	/* slots unmapped at read() boundaries */
-	bool changed;		/* a changing round has begun */
-	/* rollup Rss: the first quiet read; min, max of the changing reads */
+	/* rollup Rss: before any change; min, max of the reads under change */
 	unsigned long long quiet_rss_kb, rss_kb[2];
 	double seconds;
 	long page_kb;
@@ -1037,14 +1024,14 @@ static void note_bad(struct churn_file *cf, const char *p, const char *nl)
  * every stable mapping reported with its exact range (and, in smaps, Rss of
  * one page), no line that overlaps one otherwise, smaps entries complete.
  */
-static long scan_churn_read(const struct text *t, struct churn_file *cf,
+static void scan_churn_read(const struct text *t, struct churn_file *cf,
 			    bool smaps)
 {
 	static unsigned char seen[CHURN_PAIRS];
 	unsigned long lo, hi, stride = (1 + SLOT_PAGES) * churn.page_kb * 1024;
 	unsigned long area = churn.ch.area, area_end = area + CHURN_PAIRS * stride;
 	const char *p = t->p, *end = t->p + t->len, *nl;
-	long fields = -1, in_entry = -1, stable = -1, i, entries = 0;
+	long fields = -1, in_entry = -1, stable = -1, i;
 
 	memset(seen, 0, sizeof(seen));
 	for (; p < end; p = nl + 1) {
@@ -1073,7 +1060,6 @@ static long scan_churn_read(const struct text *t, struct churn_file *cf,
 		}
 		in_entry = 0;
 		stable = -1;
-		entries++;
 		if (!parse_header(p, &lo, &hi)) {
 			cf->malformed++;
 			note_bad(cf, p, nl);
@@ -1100,7 +1086,6 @@ static long scan_churn_read(const struct text *t, struct churn_file *cf,
 			cf->first_missing = area + i * stride;
 		cf->missing++;
 	}
-	return entries ? entries : 1;
 }
 
 /* The start of the last maps line or smaps entry begun in @t, or 0. */
@@ -1149,35 +1134,27 @@ static unsigned long long churn_rss_hi_kb(void)
 	       (unsigned long long)CHURN_PAIRS * SLOT_PAGES * churn.page_kb;
 }
 
-/* One timed read of file @f of the churner, scanned. */
+/* One read of file @f of the churner, scanned. */
 static void churn_read(enum file_kind f, enum churn_kind k)
 {
 	struct churn_file *cf = &churn.file[f];
-	unsigned long long cpu, rss;
-	unsigned long ops0;
+	unsigned long ops0 = __atomic_load_n(&churn.ch.ctl->ops,
+					     __ATOMIC_RELAXED);
+	unsigned long long rss;
 	struct kb_sums sums;
 	char path[PATH_LEN];
-	long entries = 1;
 
 	proc_path(path, sizeof(path), churn.ch.pid, f);
-	ops0 = __atomic_load_n(&churn.ch.ctl->ops, __ATOMIC_RELAXED);
-	cpu = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	read_text(path, &bench.text, CHURN_READ_BYTES, k == CK_STEPPED);
-	cpu = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
+	cf->reads[k]++;
 	cf->reads_changed += k == CK_CHANGING &&
 		__atomic_load_n(&churn.ch.ctl->ops, __ATOMIC_RELAXED) != ops0;
-	if (f != F_ROLLUP)
-		entries = scan_churn_read(&bench.text, cf, f == F_SMAPS);
-	cf->cpu_ns_per_entry[k][cf->reads[k]++] = (double)cpu / entries;
-	if (f != F_ROLLUP)
+	if (f != F_ROLLUP) {
+		scan_churn_read(&bench.text, cf, f == F_SMAPS);
 		return;
+	}
 	parse_smaps(&bench.text, &sums);
 	rss = sums.kb[FI_RSS];
-	/* the bounds come from the quiet read before the first change */
-	if (k == CK_QUIET && !churn.changed)
-		churn.quiet_rss_kb = rss;
-	if (k == CK_QUIET)
-		return;
 	if (!churn.rss_kb[1] || rss < churn.rss_kb[0])
 		churn.rss_kb[0] = rss;
 	if (rss > churn.rss_kb[1])
@@ -1212,30 +1189,38 @@ static void churner_pause(void)
 }
 
 /*
- * Rounds of a still, a changing and a stepped read of each file, interleaved
- * so that load weighs on all alike: CHURN_MIN_READS rounds, then for
+ * The rollup's Rss before any change, then rounds of a changing and a
+ * stepped read of each file: CHURN_MIN_READS rounds, then for
  * CHURN_FRACTION of the budget, at most CHURN_MAX_READS.
  */
 static void measure_churn(void)
 {
 	uint64_t limit = (uint64_t)(CHURN_FRACTION * bench.budget.limit_ns);
-	uint64_t t0, left;
+	struct kb_sums sums;
+	char path[PATH_LEN];
 	enum churn_kind k;
-	int f, i;
+	int f, i, cpus[2];
+	uint64_t t0;
 
 	churn.page_kb = bench.page_size / 1024;
 	churner_start(&churn.ch);
+	/* on a CPU of its own it changes slots during a read(), not between */
+	if (intro_usable_cpus(cpus, 2) == 2)
+		intro_pin(churn.ch.pid, cpus[1]);
+	proc_path(path, sizeof(path), churn.ch.pid, F_ROLLUP);
+	read_text(path, &bench.text, 0, false);
+	parse_smaps(&bench.text, &sums);
+	churn.quiet_rss_kb = sums.kb[FI_RSS];
 	t0 = intro_now_ns();
 	for (i = 0; i < NR_CHURN_KINDS * CHURN_MAX_READS; i++) {
-		left = intro_budget_left_ns(&bench.budget);
 		k = i % NR_CHURN_KINDS;
-		if (k == CK_QUIET && (left < reserve_ns() ||
-				      (i >= NR_CHURN_KINDS * CHURN_MIN_READS &&
-				       intro_now_ns() - t0 >= limit)))
+		if (k == CK_CHANGING &&
+		    (intro_budget_left_ns(&bench.budget) < reserve_ns() ||
+		     (i >= NR_CHURN_KINDS * CHURN_MIN_READS &&
+		      intro_now_ns() - t0 >= limit)))
 			break;
 		if (k == CK_CHANGING)
 			churner_run();
-		churn.changed |= k != CK_QUIET;
 		for (f = 0; f < NR_FILES; f++)
 			churn_read((f + i / NR_CHURN_KINDS) % NR_FILES, k);
 		if (k == CK_CHANGING)
@@ -1346,9 +1331,9 @@ static int judge_complete(const struct check *ck, const char **reason)
 
 	result = churn_verdict(cf, cf->missing + cf->torn + cf->malformed +
 			       cf->rss_out, reason);
-	ksft_print_msg("%s: reads=%d reads_changed=%d stepped_reads=%d quiet_reads=%d\n",
+	ksft_print_msg("%s: reads=%d reads_changed=%d stepped_reads=%d\n",
 		       ck->name, cf->reads[CK_CHANGING], cf->reads_changed,
-		       cf->reads[CK_STEPPED], cf->reads[CK_QUIET]);
+		       cf->reads[CK_STEPPED]);
 	ksft_print_msg("%s: churn_ops=%lu resume_unmaps=%lu churn_s=%.2f read_bytes=%d\n",
 		       ck->name, churn.ops, churn.resume_unmaps, churn.seconds,
 		       CHURN_READ_BYTES);
@@ -1383,49 +1368,6 @@ static int check_changing_rollup(const struct check *ck, const char **reason)
 	return result;
 }
 
-/* Median CPU us per entry of @f's reads of kind @k */
-static double churn_us(enum file_kind f, enum churn_kind k)
-{
-	const struct churn_file *cf = &churn.file[f];
-
-	return intro_median(cf->cpu_ns_per_entry[k], cf->reads[k], false) /
-	       NSEC_PER_USEC;
-}
-
-static int check_changing_cost(const struct check *ck, const char **reason)
-{
-	double r[NR_FILES], worst;
-	int f, result;
-
-	for (f = 0; f < NR_FILES; f++)
-		r[f] = churn_us(f, CK_CHANGING) / churn_us(f, CK_QUIET);
-	/*
-	 * judged: maps and smaps, per entry; the rollup's one entry grows
-	 * with what the churner has mapped, shown only
-	 */
-	worst = fmax(r[F_MAPS], r[F_SMAPS]);
-	churn_verdict(&churn.file[F_MAPS], 0, reason);
-	if (!*reason)
-		churn_verdict(&churn.file[F_SMAPS], 0, reason);
-	for (f = F_MAPS; !*reason && f <= F_SMAPS; f++)
-		if (churn.file[f].reads[CK_CHANGING] < CHURN_COST_MIN_READS ||
-		    churn.file[f].reads[CK_QUIET] < CHURN_COST_MIN_READS)
-			*reason = "too few reads in the time budget to judge their cost";
-	result = *reason ? KSFT_SKIP :
-		 worst <= CHURN_COST_MAX_RATIO ? KSFT_PASS : KSFT_FAIL;
-	ksft_print_msg("%s: reads=%d quiet_reads=%d churn_ops=%lu rollup_ratio=%.2f\n",
-		       ck->name, churn.file[F_MAPS].reads[CK_CHANGING],
-		       churn.file[F_MAPS].reads[CK_QUIET], churn.ops,
-		       r[F_ROLLUP]);
-	ksft_print_msg("%s: quiet_maps_us_per_line=%.3f quiet_smaps_us_per_entry=%.3f\n",
-		       ck->name, churn_us(F_MAPS, CK_QUIET),
-		       churn_us(F_SMAPS, CK_QUIET));
-	intro_figures(ck->name,
-		      "median_ratio=%.2f maps_ratio=%.2f smaps_ratio=%.2f bound_hi_ratio=%.1f",
-		      worst, r[F_MAPS], r[F_SMAPS], CHURN_COST_MAX_RATIO);
-	return result;
-}
-
 static const struct check checks[] = {
 	{ "maps_cost", judge_cost, C_MAPS, C_QUERY,
 	  MAPS_MIN_RATIO, MAPS_MAX_RATIO },
@@ -1438,7 +1380,6 @@ static const struct check checks[] = {
 	{ "changing_maps_complete", judge_complete, F_MAPS },
 	{ "changing_smaps_complete", judge_complete, F_SMAPS },
 	{ "changing_rollup_rss", check_changing_rollup },
-	{ "changing_read_cost", check_changing_cost },
 };
 
 int main(int argc, char **argv)

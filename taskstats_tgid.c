@@ -4,17 +4,16 @@
  * every record arrives, one TGID record per thread group, the records make
  * sense, and an exit listener does not make thread exit expensive.
  *
- * Regression guarded: LKML, June 2006, "[Patch][RFC] Disabling per-tgid
- * stats on task exit in taskstats": a TGID record sent with the PID record
- * on every thread exit made a program creating 1000 threads at a time run
- * 2.5x longer under a listener, which saw ENOBUFS. Fixed in 2.6.18 by
- * ad4ecbcba728 ("delay accounting taskstats interface send tgid once").
- * Also caught: TGID exit records of version 0 (fixed by 16c4f0211aaa), TGID
- * records without the exited threads' times (fixed by "taskstats: retain
- * dead thread stats in TGID queries"), the version 15 layout that moved
- * fields (fixed by 0bf2d838de1f), and a REGISTER_CPUMASK string sent
- * without its NUL parsed one character short (fixed by "taskstats: fix
- * cpumask parsing cutting off the last character").
+ * Regression guarded: "[Patch][RFC] Disabling per-tgid stats on task exit
+ * in taskstats" (LKML, June 2006): a TGID record on every thread exit made
+ * 1000 threads at a time run 2.5x longer under a listener, which saw
+ * ENOBUFS; fixed in 2.6.18 by ad4ecbcba728 ("delay accounting taskstats
+ * interface send tgid once"). Also caught, with their fixes: version 0 TGID
+ * records (16c4f0211aaa), TGID records without the exited threads' times
+ * ("taskstats: retain dead thread stats in TGID queries"), the version 15
+ * layout (0bf2d838de1f), and a REGISTER_CPUMASK string without its NUL
+ * parsed one character short (1f58a5335cdd, "taskstats: fix cpumask parsing
+ * cutting off the last character").
  *
  * Invariants (kernel/taskstats.c: taskstats_exit()): with an all-CPU
  * listener whose buffer cannot overrun, each exiting thread yields one PID
@@ -99,7 +98,6 @@
 #define COST_S			8.0	/* listener cost pairs at most, at --scale 1 */
 #define COST_BLOCK		8	/* exits timed in one block */
 #define COST_MAX_PAIRS		2048
-#define CHILD_TIMEOUT_S		30.0
 /*
  * A queued exit record takes about 2.5 KiB of receive memory and the kernel
  * doubles SO_RCVBUFFORCE: this holds the records of three whole groups, or
@@ -107,33 +105,34 @@
  */
 #define RCVBUF_BYTES		(4 << 20)
 /*
- * An exited thread's task_struct and kernel stack are freed after an RCU
- * grace period, and stay charged to the memory cgroup until then: a
- * workload that outruns the grace periods (a starved or busy host) piles up
- * tens of MiB. Before each round of threads and each pair of exit blocks
- * the workload waits, up to ROOM_WAIT_S, for this much room under the
- * cgroup's limit, and stops early if it does not come.
+ * An exited thread's task_struct and stack stay charged to the memory
+ * cgroup until an RCU grace period frees them, so a workload that outruns
+ * the grace periods piles up tens of MiB: each round of threads and each
+ * pair of exit blocks first waits up to ROOM_WAIT_S for this much room.
  */
 #define ROOM_MIN_BYTES		(8LL << 20)
 #define ROOM_WAIT_S		2.0
 #define CGROUP_MAX_DEPTH	16
 #define FORM_MAX_CPUS		3	/* probed: two named, one not */
-#define NL_BUF_BYTES		(64 << 10)
 
 #define NO_TASK		"task limit: thread or process creation refused (EAGAIN)"
 #define NO_ROOM		"memory cgroup: under 8 MiB of room for 2 s"
 
 /* ---- netlink --------------------------------------------------------- */
 
-#ifndef NLA_HDRLEN
-#define NLA_HDRLEN		((int)NLA_ALIGN(sizeof(struct nlattr)))
-#endif
 #define NLA_DATA(na)		((const char *)(na) + NLA_HDRLEN)
 
 static int nl_fd = -1;
 static int ts_family;
 static char cpulist[256];	/* every possible CPU */
-static char nl_buf[NL_BUF_BYTES];
+static char nl_buf[64 << 10];	/* many records; MSG_TRUNC tells a longer one */
+
+/* NLMSG_OK() without its signed/unsigned comparison */
+static bool nlmsg_ok(const struct nlmsghdr *nlh, int rem)
+{
+	return rem >= (int)sizeof(*nlh) && nlh->nlmsg_len >= sizeof(*nlh) &&
+	       nlh->nlmsg_len <= (__u32)rem;
+}
 
 /* The attributes of @rem bytes: for (na = first; nla_ok(); nla_next()) */
 static bool nla_ok(const struct nlattr *na, int rem)
@@ -193,7 +192,7 @@ static int nl_request(int fd, __u16 type, __u8 cmd, __u16 attr,
 			continue;
 		if (n < 0)
 			return -errno;
-		for (nlh = (void *)nl_buf; NLMSG_OK(nlh, n); nlh = NLMSG_NEXT(nlh, n)) {
+		for (nlh = (void *)nl_buf; nlmsg_ok(nlh, n); nlh = NLMSG_NEXT(nlh, n)) {
 			if (nlh->nlmsg_seq != seq)
 				continue;
 			if (nlh->nlmsg_type == NLMSG_ERROR) {
@@ -380,7 +379,7 @@ static bool drain(int fd, struct harvest *h)
 			h->truncated++;
 			len = sizeof(nl_buf);
 		}
-		for (nlh = (void *)nl_buf; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
+		for (nlh = (void *)nl_buf; nlmsg_ok(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
 			if (nlh->nlmsg_type != ts_family ||
 			    nlh->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN) ||
 			    ((struct genlmsghdr *)NLMSG_DATA(nlh))->cmd != TASKSTATS_CMD_NEW)
@@ -474,6 +473,7 @@ static void group_main(double seconds)
 {
 	pthread_t tid[WL_THREADS];
 	__u64 t0 = intro_now_ns();
+	const char *why = NULL;
 	pthread_attr_t attr;
 	int r, n, i, err = 0;
 
@@ -481,7 +481,7 @@ static void group_main(double seconds)
 	pthread_attr_setstacksize(&attr, WL_STACK_BYTES);
 	for (r = 0; r < WL_ROUNDS; r++) {
 		if (!wait_for_room()) {
-			shared->no_thread = NO_ROOM;
+			why = NO_ROOM;
 			break;
 		}
 		for (n = 0; n < WL_THREADS; n++) {
@@ -495,12 +495,11 @@ static void group_main(double seconds)
 		shared->threads += n;
 		if (err && err != EAGAIN)
 			shared->failed = 1;
-		shared->no_thread = err ? NO_TASK : NULL;
+		why = err ? NO_TASK : NULL;
 		if (!n || intro_now_ns() - t0 > seconds * NSEC_PER_SEC)
 			break;
 	}
-	if (shared->threads)
-		shared->no_thread = NULL;
+	shared->no_thread = shared->threads ? NULL : why;
 }
 
 /*
@@ -537,7 +536,7 @@ static pid_t run_child(bool group, int cpu, double seconds, struct harvest *h)
 		if (!drain(nl_fd, h))
 			ksft_exit_fail_perror("read exit records");
 		got = waitpid(pid, &status, WNOHANG);
-		if (got < 0 || intro_now_ns() - t0 > CHILD_TIMEOUT_S * NSEC_PER_SEC) {
+		if (got < 0 || intro_now_ns() - t0 > 30 * NSEC_PER_SEC) {
 			intro_kill_wait(pid);
 			ksft_exit_fail_msg("workload child hung or lost\n");
 		}
@@ -563,10 +562,9 @@ struct sum_tally {
 static struct {
 	int groups, singles;
 	__u64 threads, expected_pid, got_pid, tgid_recs, single_tgid;
-	__u64 group_tgid_bad, agroup_bad, dup_pid, enobufs, drops, truncated;
-	__u64 foreign;
+	__u64 group_tgid_bad, agroup_bad, dup_pid, drops;
+	struct harvest h;	/* the last child's records, the socket's counts */
 	__u16 version;
-	size_t stats_len;
 	/* record_fields_sane */
 	__u64 bad_fields, checked, tgid_version_zero;
 	const char *first_bad;
@@ -643,14 +641,14 @@ static const struct {
 	int tick_unit;
 	bool delay;
 } sum_fields[] = {
-	{ "cpu_count", TS_OFF(cpu_count) },
-	{ "nvcsw", TS_OFF(nvcsw) },
-	{ "nivcsw", TS_OFF(nivcsw) },
-	{ "etime", TS_OFF(ac_etime) },
-	{ "cpu_run_virtual", TS_OFF(cpu_run_virtual_total) },
-	{ "utime", TS_OFF(ac_utime), 1 },
-	{ "stime", TS_OFF(ac_stime), 1 },
-	{ "cpu_run_real", TS_OFF(cpu_run_real_total), 1000 },
+	{ "cpu_count", TS_OFF(cpu_count), 0, false },
+	{ "nvcsw", TS_OFF(nvcsw), 0, false },
+	{ "nivcsw", TS_OFF(nivcsw), 0, false },
+	{ "etime", TS_OFF(ac_etime), 0, false },
+	{ "cpu_run_virtual", TS_OFF(cpu_run_virtual_total), 0, false },
+	{ "utime", TS_OFF(ac_utime), 1, false },
+	{ "stime", TS_OFF(ac_stime), 1, false },
+	{ "cpu_run_real", TS_OFF(cpu_run_real_total), 1000, false },
 	{ "cpu_delay_total", TS_OFF(cpu_delay_total), 0, true },
 	{ "blkio_delay_total", TS_OFF(blkio_delay_total), 0, true },
 	{ "swapin_delay_total", TS_OFF(swapin_delay_total), 0, true },
@@ -751,26 +749,22 @@ static void judge_child(const struct harvest *h, pid_t pid, bool group)
 /* Thread groups and single-threaded children, alternately, on @cpu. */
 static void records_phase(int cpu, double seconds)
 {
-	struct harvest h = { 0 };
 	__u64 drops0 = socket_drops(nl_fd);
+	struct harvest *h = &tally.h;
 	pid_t pid;
 	int i;
 
 	for (i = 0; i < WL_CHILDREN; i++) {
-		h.n = 0;
-		pid = run_child(!(i % 2), cpu, seconds / WL_CHILDREN, &h);
+		h->n = 0;
+		pid = run_child(!(i % 2), cpu, seconds / WL_CHILDREN, h);
 		if (!pid) {
 			tally.skip = shared->no_thread;
 			break;
 		}
-		judge_child(&h, pid, !(i % 2));
+		judge_child(h, pid, !(i % 2));
 	}
-	tally.stats_len = h.stats_len;
-	tally.enobufs = h.enobufs;
-	tally.truncated = h.truncated;
-	tally.foreign = h.foreign;
 	tally.drops = socket_drops(nl_fd) - drops0;
-	free(h.recs);
+	free(h->recs);
 }
 
 /* ---- listener cost --------------------------------------------------- */
@@ -859,15 +853,13 @@ static void cost_phase(int cpu, double seconds)
 /* ---- cpumask forms --------------------------------------------------- */
 
 /*
- * Documentation/accounting/taskstats.rst gives the cpumask as a cpulist
- * string ("1-3,5,7-8"); the attribute is an NLA_STRING, which a sender may
- * end with its NUL or not. Each form names the second usable CPU alone
- * (the only one on a one-CPU machine, which sends no other form), or the
- * first two as a range or a list, sent with its NUL and without;
- * children exit on both CPUs and on a third, never named, where there is
- * one. A record names no CPU, so it is attributed by its pid to the CPU
- * its child was pinned to (and found running on) when it exited:
- * taskstats_exit() sends to the listeners of the CPU it runs on.
+ * The cpumask is a cpulist string ("1-3,5,7-8", Documentation/accounting/
+ * taskstats.rst) in an NLA_STRING, which a sender may end with its NUL or
+ * not. The forms name the second usable CPU alone (on one CPU: the only
+ * one, and no other form) or the first two as a range or a list, each with
+ * and without the NUL; children exit on both CPUs and on a third, never
+ * named, where there is one. taskstats_exit() sends to the listeners of
+ * the CPU it runs on: a record counts for the CPU its child ran on.
  */
 static const char * const form_name[] = {
 	"single_with_nul", "single_without_nul", "range_with_nul",
@@ -875,18 +867,8 @@ static const char * const form_name[] = {
 };
 
 static int cpus[INTRO_MAX_CPUS], ncpus, nprobe;	/* probed: cpus[0..nprobe) */
-
-/* The forms sent: the two single ones only, on one usable CPU. */
-static int nr_forms(void)
-{
-	return nprobe > 1 ? ARRAY_SIZE(form_name) : 2;
-}
-
-/* The index in cpus[] of the CPU a single form names. */
-static int single_cpu(void)
-{
-	return nprobe > 1;
-}
+/* the forms sent (on one usable CPU the two single ones) and their CPU */
+static int nr_forms, single_cpu;
 
 /* A registration form and what its listener received. */
 static struct cpumask_form {
@@ -901,7 +883,7 @@ static struct cpumask_form {
 /* The records form @i must deliver of the exits on cpus[@c]. */
 static int form_expects(int i, int c)
 {
-	return c == single_cpu() || (c == 0 && i >= 2) ? CPUMASK_EXITS_PER_CPU : 0;
+	return c == single_cpu || (c == 0 && i >= 2) ? CPUMASK_EXITS_PER_CPU : 0;
 }
 
 static bool form_wrong(int i)
@@ -914,10 +896,7 @@ static bool form_wrong(int i)
 	return forms[i].err;
 }
 
-/*
- * A single-threaded child that exits on @cpu: its pid, 0 if it ran
- * elsewhere, -1 if a task limit refused it.
- */
+/* A child that exits on @cpu: its pid, 0 if it ran elsewhere, -1: EAGAIN */
 static pid_t exit_on_cpu(int cpu)
 {
 	pid_t pid = intro_fork();
@@ -951,7 +930,7 @@ static void run_cpumask_form(int i)
 	size_t r;
 
 	if (i < 2)
-		snprintf(f->mask, sizeof(f->mask), "%d", cpus[single_cpu()]);
+		snprintf(f->mask, sizeof(f->mask), "%d", cpus[single_cpu]);
 	else
 		snprintf(f->mask, sizeof(f->mask), i < 4 ? "%d-%d" : "%d,%d",
 			 cpus[0], cpus[1]);
@@ -998,7 +977,7 @@ static bool records_lost(const char **reason)
 {
 	if (tally.skip)
 		*reason = tally.skip;
-	else if (tally.enobufs || tally.drops)
+	else if (tally.h.enobufs || tally.drops)
 		*reason = "socket dropped records";
 	return *reason;
 }
@@ -1007,14 +986,14 @@ static int check_complete(const char *name, const char **reason)
 {
 	ksft_print_msg("%s: groups=%d singles=%d threads=%llu dup_tids=%llu foreign=%llu\n",
 		       name, tally.groups, tally.singles, tally.threads,
-		       tally.dup_pid, tally.foreign);
+		       tally.dup_pid, tally.h.foreign);
 	intro_figures(name, "pid_records=%llu expected=%llu enobufs=%llu drops=%llu truncated=%llu",
-		      tally.got_pid, tally.expected_pid, tally.enobufs,
-		      tally.drops, tally.truncated);
+		      tally.got_pid, tally.expected_pid, tally.h.enobufs,
+		      tally.drops, tally.h.truncated);
 	if (records_lost(reason))
 		return KSFT_SKIP;
 	return tally.got_pid == tally.expected_pid && !tally.dup_pid &&
-	       !tally.truncated ? KSFT_PASS : KSFT_FAIL;
+	       !tally.h.truncated ? KSFT_PASS : KSFT_FAIL;
 }
 
 static int check_one_tgid(const char *name, const char **reason)
@@ -1037,7 +1016,7 @@ static int check_one_tgid(const char *name, const char **reason)
 static int check_sane(const char *name, const char **reason)
 {
 	ksft_print_msg("%s: stats_len=%zu header_len=%zu\n", name,
-		       tally.stats_len, sizeof(struct taskstats));
+		       tally.h.stats_len, sizeof(struct taskstats));
 	intro_figures(name, "version=%u checked=%llu bad=%llu tgid_version_zero=%llu",
 		      tally.version, tally.checked, tally.bad_fields,
 		      tally.tgid_version_zero);
@@ -1189,7 +1168,7 @@ static void print_form(const char *name, int i)
  */
 static int check_cpumask(const char *name, const char **reason)
 {
-	int i, n = nr_forms(), bugs = 0, wrong = 0;
+	int i, n = nr_forms, bugs = 0, wrong = 0;
 	int nul_wrong = 0, einval = 0, off_cpu = 0;
 	const char *unjudged = NULL;
 	__u64 enobufs = 0, drops = 0;
@@ -1231,10 +1210,7 @@ static const struct {
 
 /* ---- main ------------------------------------------------------------ */
 
-/*
- * Is this process in the initial @ns ("user", "pid") namespace, as
- * kthreadd (pid 2) always is? -1: cannot tell.
- */
+/* In the initial @ns namespace, as kthreadd (pid 2) is? -1: cannot tell */
 static int in_initial_ns(const char *ns)
 {
 	struct stat self, init;
@@ -1271,13 +1247,9 @@ static bool records_delivered(int cpu)
 
 static const struct intro_prog prog = {
 	.usage =
-	"taskstats_tgid: the exit records a taskstats listener receives, and what\n"
-	"the listener costs each thread exit (the 2006 regression that sent a\n"
-	"TGID record on every thread exit, and the bugs named in the source).\n"
-	"An all-CPU exit listener watches children that create and join 32\n"
-	"threads at a time; then thread exits are timed in alternating blocks\n"
-	"with and without the listener; then listeners registered with each\n"
-	"cpumask form see pinned exits.\n"
+	"taskstats_tgid: the exit records a taskstats listener receives from\n"
+	"children that create 32 threads at a time, and what the listener costs\n"
+	"a thread exit (the 2006 regression: a TGID record on every exit).\n"
 	"\n"
 	"Checks:\n"
 	"  exit_records_complete       one PID record per exited thread\n"
@@ -1291,10 +1263,9 @@ static const struct intro_prog prog = {
 	"                              \"A,B\", with or without the NUL, gets the\n"
 	"                              exits of exactly those CPUs (two CPUs)\n"
 	"\n"
-	"Needs: root (CAP_NET_ADMIN), the initial user, pid and network\n"
-	"namespaces, CONFIG_TASKSTATS; room for a few tasks under pids.max,\n"
-	"RLIMIT_NPROC and kernel.threads-max (groups are smaller where a limit\n"
-	"refuses threads).\n",
+	"Needs: root (CAP_NET_ADMIN) in the initial user, pid and network\n"
+	"namespaces, CONFIG_TASKSTATS, room for a few tasks (groups are smaller\n"
+	"where pids.max, RLIMIT_NPROC or kernel.threads-max refuse threads).\n",
 	.min_scale = 0.3,
 	.max_scale = 2.0,
 };
@@ -1302,7 +1273,7 @@ static const struct intro_prog prog = {
 int main(int argc, char **argv)
 {
 	struct intro_opts opts;
-	int ret, result;
+	int ret, result, f;
 	const char *reason;
 	char val[16];
 	size_t i;
@@ -1356,6 +1327,8 @@ int main(int argc, char **argv)
 	if (ncpus < 1)
 		ksft_exit_fail_perror("sched_getaffinity");
 	nprobe = ncpus < FORM_MAX_CPUS ? ncpus : FORM_MAX_CPUS;
+	nr_forms = nprobe > 1 ? ARRAY_SIZE(form_name) : 2;
+	single_cpu = nprobe > 1;
 	/* the reader on the first usable CPU, the workload on the last */
 	intro_pin(0, cpus[0]);
 	if (!records_delivered(cpus[ncpus - 1]))
@@ -1368,9 +1341,8 @@ int main(int argc, char **argv)
 	ksft_set_plan(ARRAY_SIZE(checks));
 	records_phase(cpus[ncpus - 1], RECORDS_S * opts.scale);
 	cost_phase(cpus[ncpus - 1], COST_S * opts.scale);
-	listener_all(nl_fd, false);
-	for (i = 0; i < nr_forms(); i++)
-		run_cpumask_form(i);
+	for (f = 0; f < nr_forms; f++)
+		run_cpumask_form(f);
 
 	for (i = 0; i < ARRAY_SIZE(checks); i++) {
 		reason = NULL;
