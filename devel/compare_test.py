@@ -105,6 +105,51 @@ class Rule(unittest.TestCase):
         self.assertIsNone(compare.worse(keys, "steal_pct"))
 
 
+SMAPS = """TAP version 13
+1..2
+# maps_cost: maps_us_per_vma={m:.3f} query_us_per_vma={q:.3f} vmas=4108 rounds=31
+# maps_cost: median_ratio={r:.3f} bound_lo_ratio=0.60 bound_hi_ratio=1.80
+ok 1 maps_cost
+# smaps_vs_maps_cost: smaps_us_per_vma=45.0 maps_us_per_vma={m:.3f} vmas=4108 rounds=31
+# smaps_vs_maps_cost: median_ratio={s:.3f} bound_lo_ratio=1.50 bound_hi_ratio=8.50
+ok 2 smaps_vs_maps_cost
+"""
+
+
+def smaps(m, q=6.3):
+    return runner("smaps_perf", SMAPS.format(m=m, q=q, r=m / q, s=45.0 / m))
+
+
+class RawCosts(unittest.TestCase):
+    def test_time_per_unit_compared_and_worse_up(self):
+        for k in ("maps_us_per_vma", "quiet_smaps_us_per_entry", "request_us"):
+            self.assertTrue(compare.COMPARED.search(k), k)
+            self.assertEqual(compare.worse({"median_ratio", "bound_lo_ratio", "bound_hi_ratio"}, k), +1)
+        for k in ("exits_per_block", "exits_per_cpu", "vmas", "rounds"):
+            self.assertFalse(compare.COMPARED.search(k), k)
+
+    def test_copy_compared_once(self):
+        out = io.StringIO()
+        a = [r for i in range(5) for r in compare.read(write(smaps(7.5 + i / 100)))]
+        b = [r for i in range(5) for r in compare.read(write(smaps(9.0 + i / 100)))]
+        rc, n, marks = compare.compare(a, b, out=out)
+        text = out.getvalue()
+        self.assertEqual(rc, 1)
+        # maps_cost: median_ratio, maps_us_per_vma, query_us_per_vma;
+        # smaps_vs_maps_cost: median_ratio, smaps_us_per_vma (its
+        # maps_us_per_vma is maps_cost's, compared there)
+        self.assertEqual(n, 5)
+        self.assertIn("smaps_perf:maps_cost:maps_us_per_vma", text.splitlines()[-1])
+        self.assertNotIn("smaps_vs_maps_cost:maps_us_per_vma", text)
+
+    def test_equal_key_kept_when_values_differ(self):
+        a = [r for i in range(5) for r in compare.read(write(smaps(7.5 + i / 100)))]
+        for r in a:
+            p, figs = r.checks[("smaps_perf", "smaps_vs_maps_cost")]
+            r.checks[("smaps_perf", "smaps_vs_maps_cost")] = (p, dict(figs, maps_us_per_vma=7.0))
+        self.assertEqual(compare.copies(*(compare.collect(s)[1] for s in (a, a))), set())
+
+
 class Verdicts(unittest.TestCase):
     def run_compare(self, a, b):
         out = io.StringIO()
