@@ -765,6 +765,9 @@ static void records_phase(int cpu, double seconds)
 	}
 	tally.drops = socket_drops(nl_fd) - drops0;
 	free(h->recs);
+	h->recs = NULL;	/* tally.h keeps only the socket's counts */
+	h->n = 0;
+	h->cap = 0;
 }
 
 /* ---- listener cost --------------------------------------------------- */
