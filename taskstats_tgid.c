@@ -1334,7 +1334,8 @@ int main(int argc, char **argv)
 	single_cpu = nprobe > 1;
 	/* the reader on the first usable CPU, the workload on the last */
 	intro_pin(0, cpus[0]);
-	if (!records_delivered(cpus[ncpus - 1]))
+	/* in init_net, a kernel that delivers none fails the record checks */
+	if (!records_delivered(cpus[ncpus - 1]) && !in_initial_ns("net"))
 		ksft_exit_skip("no exit records delivered: not in the initial network namespace\n");
 	jiffy_us = intro_jiffy_ns() / NSEC_PER_USEC;
 	find_room_files();
