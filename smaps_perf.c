@@ -1234,9 +1234,12 @@ static void measure_churn(void)
 
 /* ---- Checks --------------------------------------------------------------- */
 
+/* Set by a check that skips: the precondition it lacks. */
+static const char *skip_reason;
+
 struct check {
 	const char *name;
-	int (*judge)(const struct check *ck, const char **reason);
+	int (*judge)(const struct check *ck);
 	int cost, ref;		/* judge_cost(): the two costs; else the file */
 	double lo, hi;
 };
@@ -1245,16 +1248,16 @@ struct check {
  * Cost ck->cost against cost ck->ref per VMA, the median of the per-round
  * ratios within [ck->lo, ck->hi].
  */
-static int judge_cost(const struct check *ck, const char **reason)
+static int judge_cost(const struct check *ck)
 {
 	char line[LINE_LEN];
 	struct ratio r = cost_ratio(ck->cost, ck->ref, line, sizeof(line));
 	int result;
 
 	if (ck->ref == C_QUERY && bench.no_query)
-		*reason = "no PROCMAP_QUERY ioctl (kernel before 6.11)";
+		skip_reason = "no PROCMAP_QUERY ioctl (kernel before 6.11)";
 	else if (bench.rounds < ROUNDS_MIN)
-		*reason = "time budget too small for enough rounds";
+		skip_reason = "time budget too small for enough rounds";
 	ksft_print_msg("%s: %s_us_per_vma=%.3f %s_us_per_vma=%.3f vmas=%ld rounds=%d\n",
 		       ck->name, cost_keys[ck->cost], us_per_vma(ck->cost),
 		       cost_keys[ck->ref], us_per_vma(ck->ref), bench.tgt.vmas,
@@ -1262,14 +1265,14 @@ static int judge_cost(const struct check *ck, const char **reason)
 	intro_figures(ck->name,
 		      "median_ratio=%.3f min_ratio=%.2f max_ratio=%.2f bound_lo_ratio=%.2f bound_hi_ratio=%.2f",
 		      r.median, r.min, r.max, ck->lo, ck->hi);
-	result = *reason ? KSFT_SKIP :
+	result = skip_reason ? KSFT_SKIP :
 		 r.median >= ck->lo && r.median <= ck->hi ? KSFT_PASS : KSFT_FAIL;
 	if (result == KSFT_FAIL || bench.opts.verbose)
 		ksft_print_msg("%s: per_round_ratio=%s\n", ck->name, line);
 	return result;
 }
 
-static int check_rollup_sum(const struct check *ck, const char **reason)
+static int check_rollup_sum(const struct check *ck)
 {
 	const struct kb_sums *r = &bench.rollup, *s = &bench.sum;
 	int bad = 0;
@@ -1277,8 +1280,8 @@ static int check_rollup_sum(const struct check *ck, const char **reason)
 	if (bench.cons_quiet)
 		bad = rollup_mismatches(ck->name, r, &bench.rollup2, s);
 	else
-		*reason = "target changed during every read";
-	if (*reason)
+		skip_reason = "target changed during every read";
+	if (skip_reason)
 		ksft_print_msg("%s: last_moved_field=%s\n", ck->name,
 			       bench.cons_changed);
 	ksft_print_msg("%s: rss_rollup_kb=%llu rss_sum_kb=%llu entries=%ld tries=%d\n",
@@ -1290,10 +1293,10 @@ static int check_rollup_sum(const struct check *ck, const char **reason)
 		      "mismatched_fields=%d rss_diff_kb=%lld pss_diff_kb=%lld pss_bound_kb=%ld",
 		      bad, (long long)(r->kb[FI_RSS] - s->kb[FI_RSS]),
 		      (long long)(r->kb[FI_PSS] - s->kb[FI_PSS]), s->frac_pss);
-	return *reason ? KSFT_SKIP : bad ? KSFT_FAIL : KSFT_PASS;
+	return skip_reason ? KSFT_SKIP : bad ? KSFT_FAIL : KSFT_PASS;
 }
 
-static int check_vma_count(const struct check *ck, const char **reason)
+static int check_vma_count(const struct check *ck)
 {
 	const struct target *t = &bench.tgt;
 	long bad;
@@ -1312,25 +1315,24 @@ static int check_vma_count(const struct check *ck, const char **reason)
  * The reads of @cf under change decide unless too few ran or the target
  * made no change; a fault seen is a FAIL even then.
  */
-static int churn_verdict(const struct churn_file *cf, long faults,
-			 const char **reason)
+static int churn_verdict(const struct churn_file *cf, long faults)
 {
 	if (cf->reads[CK_CHANGING] < CHURN_MIN_READS ||
 	    cf->reads[CK_STEPPED] < CHURN_MIN_READS)
-		*reason = "time budget too small for reads under change";
+		skip_reason = "time budget too small for reads under change";
 	else if (!cf->reads_changed && !churn.resume_unmaps)
-		*reason = "target made no change during the reads";
-	return faults ? KSFT_FAIL : *reason ? KSFT_SKIP : KSFT_PASS;
+		skip_reason = "target made no change during the reads";
+	return faults ? KSFT_FAIL : skip_reason ? KSFT_SKIP : KSFT_PASS;
 }
 
-static int judge_complete(const struct check *ck, const char **reason)
+static int judge_complete(const struct check *ck)
 {
 	struct churn_file *cf = &churn.file[ck->cost];
 	char *p;
 	int result;
 
 	result = churn_verdict(cf, cf->missing + cf->torn + cf->malformed +
-			       cf->rss_out, reason);
+			       cf->rss_out);
 	ksft_print_msg("%s: reads=%d reads_changed=%d stepped_reads=%d\n",
 		       ck->name, cf->reads[CK_CHANGING], cf->reads_changed,
 		       cf->reads[CK_STEPPED]);
@@ -1353,10 +1355,10 @@ static int judge_complete(const struct check *ck, const char **reason)
 	return result;
 }
 
-static int check_changing_rollup(const struct check *ck, const char **reason)
+static int check_changing_rollup(const struct check *ck)
 {
 	struct churn_file *cf = &churn.file[F_ROLLUP];
-	int result = churn_verdict(cf, cf->rss_out, reason);
+	int result = churn_verdict(cf, cf->rss_out);
 
 	ksft_print_msg("%s: reads=%d reads_changed=%d stepped_reads=%d quiet_rss_kb=%llu\n",
 		       ck->name, cf->reads[CK_CHANGING], cf->reads_changed,
@@ -1375,17 +1377,18 @@ static const struct check checks[] = {
 	  SMAPS_MIN_RATIO, SMAPS_MAX_RATIO },
 	{ "smaps_rollup_cost", judge_cost, C_ROLLUP, C_QUERY,
 	  ROLLUP_MIN_RATIO, ROLLUP_MAX_RATIO },
-	{ "rollup_equals_smaps_sum", check_rollup_sum },
-	{ "vma_count", check_vma_count },
-	{ "changing_maps_complete", judge_complete, F_MAPS },
-	{ "changing_smaps_complete", judge_complete, F_SMAPS },
-	{ "changing_rollup_rss", check_changing_rollup },
+	{ .name = "rollup_equals_smaps_sum", .judge = check_rollup_sum },
+	{ .name = "vma_count", .judge = check_vma_count },
+	{ .name = "changing_maps_complete", .judge = judge_complete,
+	  .cost = F_MAPS },
+	{ .name = "changing_smaps_complete", .judge = judge_complete,
+	  .cost = F_SMAPS },
+	{ .name = "changing_rollup_rss", .judge = check_changing_rollup },
 };
 
 int main(int argc, char **argv)
 {
 	char path[PATH_LEN];
-	const char *reason;
 	long room;
 	int result;
 	size_t i;
@@ -1422,9 +1425,9 @@ int main(int argc, char **argv)
 
 	ksft_set_plan(ARRAY_SIZE(checks));
 	for (i = 0; i < ARRAY_SIZE(checks); i++) {
-		reason = NULL;
-		result = checks[i].judge(&checks[i], &reason);
-		intro_report(checks[i].name, result, reason);
+		skip_reason = NULL;
+		result = checks[i].judge(&checks[i]);
+		intro_report(checks[i].name, result, skip_reason);
 	}
 	target_stop(&bench.tgt);
 	ksft_print_msg("run: spent_s=%.2f budget_s=%.1f\n",
