@@ -311,23 +311,30 @@ static void target_start(struct target *t, long n)
 
 struct text {
 	char *p;
-	size_t len;
-	size_t cap;
+	size_t len, cap;
 };
 
 static void churner_step(const struct text *t);
 
-/*
- * Read @path to the end into @t (kept and grown between calls): with @chunk
- * 0 in read()s of all the room left, else in @chunk-byte read()s with a
- * churner step between two if @stepped. Exits on an error.
- */
-static void read_text(const char *path, struct text *t, size_t chunk,
-		      bool stepped)
+static void proc_path(char *buf, size_t len, pid_t pid, enum file_kind f)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	snprintf(buf, len, "/proc/%d/%s", (int)pid, file_names[f]);
+}
 
+/*
+ * Read file @f of @pid to the end into @t (kept and grown between calls):
+ * with @chunk 0 in read()s of all the room left, else in @chunk-byte
+ * read()s with a churner step between two if @stepped. Exits on an error.
+ */
+static void read_text(pid_t pid, enum file_kind f, struct text *t,
+		      size_t chunk, bool stepped)
+{
+	char path[PATH_LEN];
+	ssize_t n;
+	int fd;
+
+	proc_path(path, sizeof(path), pid, f);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		ksft_exit_fail_perror(path);
 	t->len = 0;
@@ -347,11 +354,6 @@ static void read_text(const char *path, struct text *t, size_t chunk,
 	if (n < 0)
 		ksft_exit_fail_perror(path);
 	close(fd);
-}
-
-static void proc_path(char *buf, size_t len, pid_t pid, enum file_kind f)
-{
-	snprintf(buf, len, "/proc/%d/%s", (int)pid, file_names[f]);
 }
 
 /* ---- Parsing -------------------------------------------------------------- */
@@ -459,7 +461,6 @@ static void parse_smaps(const struct text *t, struct kb_sums *s)
 	const char *p = t->p, *end = t->p + t->len, *nl, *colon;
 	unsigned long long v;
 	int i, hint = 0;
-	char *num;
 
 	memset(s, 0, sizeof(*s));
 	for (; p < end; p = nl + 1) {
@@ -474,7 +475,7 @@ static void parse_smaps(const struct text *t, struct kb_sums *s)
 		colon = memchr(p, ':', (size_t)(nl - p));
 		if (!colon || nl - p < 4 || memcmp(nl - 3, " kB", 3))
 			continue;
-		v = strtoull(colon + 1, &num, 10);
+		v = strtoull(colon + 1, NULL, 10);
 		i = field_index(p, (size_t)(colon - p), hint);
 		if (i < 0)
 			continue;
@@ -518,6 +519,7 @@ static long parse_maps(const struct text *t, long *disordered)
 struct smaps_bench {
 	struct intro_opts opts;
 	struct intro_budget budget;
+	uint64_t reserve_ns;	/* what the rounds leave: checks, teardown */
 	struct target tgt;
 	long page_size;
 	char *buf;		/* READ_BUF_BYTES + slots, for every timed read */
@@ -535,12 +537,6 @@ struct smaps_bench {
 };
 
 static struct smaps_bench bench;
-
-/* What the rounds leave of the budget: the checks and the teardown. */
-static uint64_t reserve_ns(void)
-{
-	return (uint64_t)(RESERVE_FRACTION * bench.budget.limit_ns);
-}
 
 /* Read @path to the end in READ_BUF_BYTES read()s; 0 or -1. */
 static int read_whole(const char *path)
@@ -623,7 +619,7 @@ static void measure_costs(void)
 	for (c = 0; c < NR_COSTS; c++)
 		time_cost(c);	/* warm the caches */
 	for (r = 0; r < bench.rounds_max; r++) {
-		if (r && intro_budget_left_ns(&bench.budget) < reserve_ns())
+		if (r && intro_budget_left_ns(&bench.budget) < bench.reserve_ns)
 			break;
 		bench.at = bench.buf + (r % SLOTS) * (bench.page_size + 256);
 		for (k = 0; k < NR_COSTS; k++) {
@@ -704,16 +700,14 @@ static void check_consistency(void)
 {
 	struct kb_sums *sums[] = { &bench.rollup, &bench.sum, &bench.rollup2 };
 	const struct kb_sums *a = &bench.rollup, *b = &bench.rollup2;
-	char path[PATH_LEN];
 	long long d;
 	int i;
 
 	do {
 		bench.cons_tries++;
 		for (i = 0; i < 3; i++) {
-			proc_path(path, sizeof(path), bench.tgt.pid,
-				  i == 1 ? F_SMAPS : F_ROLLUP);
-			read_text(path, &bench.text, 0, false);
+			read_text(bench.tgt.pid, i == 1 ? F_SMAPS : F_ROLLUP,
+				  &bench.text, 0, false);
 			parse_smaps(&bench.text, sums[i]);
 		}
 		bench.cons_changed = NULL;
@@ -907,7 +901,6 @@ struct churn_run {
 	/* rollup Rss: before any change; min, max under change; bounds */
 	unsigned long long quiet_rss_kb, rss_kb[2], rss_bound_kb[2];
 	double seconds;
-	long page_kb;
 };
 
 static struct churn_run churn;
@@ -918,7 +911,7 @@ static struct churn_run churn;
  */
 static bool parse_header(const char *p, unsigned long *lo, unsigned long *hi)
 {
-	unsigned long mask = (unsigned long)churn.page_kb * 1024 - 1;
+	unsigned long mask = bench.page_size - 1;
 	char perms[5];
 	int n = 0;
 
@@ -961,7 +954,7 @@ static void scan_churn_read(const struct text *t, struct churn_file *cf,
 			    bool smaps)
 {
 	static unsigned char seen[CHURN_PAIRS];
-	unsigned long lo, hi, stride = (1 + SLOT_PAGES) * churn.page_kb * 1024;
+	unsigned long lo, hi, stride = (1 + SLOT_PAGES) * bench.page_size;
 	unsigned long area = churn.ch.area, area_end = area + CHURN_PAIRS * stride;
 	const char *p = t->p, *end = t->p + t->len, *nl;
 	long fields = -1, in_entry = -1, stable = -1, i;
@@ -977,7 +970,7 @@ static void scan_churn_read(const struct text *t, struct churn_file *cf,
 			if (in_entry >= 0)
 				in_entry++;
 			if (stable >= 0 && !strncmp(p, "Rss:", 4) &&
-			    strtoul(p + 4, NULL, 10) != (unsigned long)churn.page_kb) {
+			    strtoul(p + 4, NULL, 10) != bench.page_size / 1024UL) {
 				cf->rss_out++;
 				note_bad(cf, p, nl);
 			}
@@ -999,7 +992,7 @@ static void scan_churn_read(const struct text *t, struct churn_file *cf,
 		if (hi <= area || lo >= area_end)
 			continue;
 		i = (long)((lo - area) / stride);
-		if (lo == area + i * stride && hi == lo + churn.page_kb * 1024) {
+		if (lo == area + i * stride && hi == lo + bench.page_size) {
 			seen[i] = 1;
 			stable = i;
 		} else if (lo < area || lo == area + i * stride ||
@@ -1052,10 +1045,9 @@ static void churn_read(enum file_kind f, enum churn_kind k)
 					     __ATOMIC_RELAXED);
 	unsigned long long rss;
 	struct kb_sums sums;
-	char path[PATH_LEN];
 
-	proc_path(path, sizeof(path), churn.ch.pid, f);
-	read_text(path, &bench.text, CHURN_READ_BYTES, k == CK_STEPPED);
+	read_text(churn.ch.pid, f, &bench.text, CHURN_READ_BYTES,
+		  k == CK_STEPPED);
 	cf->reads[k]++;
 	cf->reads_changed += k == CK_CHANGING &&
 		__atomic_load_n(&churn.ch.ctl->ops, __ATOMIC_RELAXED) != ops0;
@@ -1108,18 +1100,15 @@ static void measure_churn(void)
 	uint64_t limit = (uint64_t)(CHURN_FRACTION * bench.budget.limit_ns);
 	unsigned long long q, stable_kb;
 	struct kb_sums sums;
-	char path[PATH_LEN];
 	enum churn_kind k;
 	int f, i, cpus[2];
 	uint64_t t0;
 
-	churn.page_kb = bench.page_size / 1024;
 	churner_start(&churn.ch);
 	/* on a CPU of its own it changes slots during a read(), not between */
 	if (intro_usable_cpus(cpus, 2) == 2)
 		intro_pin(churn.ch.pid, cpus[1]);
-	proc_path(path, sizeof(path), churn.ch.pid, F_ROLLUP);
-	read_text(path, &bench.text, 0, false);
+	read_text(churn.ch.pid, F_ROLLUP, &bench.text, 0, false);
 	parse_smaps(&bench.text, &sums);
 	q = sums.kb[FI_RSS];
 	churn.quiet_rss_kb = q;
@@ -1127,7 +1116,7 @@ static void measure_churn(void)
 	 * Rollup Rss under change: at least the stable pages and the quiet Rss
 	 * less slack, at most that plus every slot page faulted in.
 	 */
-	stable_kb = CHURN_PAIRS * (unsigned long long)churn.page_kb;
+	stable_kb = CHURN_PAIRS * bench.page_size / 1024ULL;
 	churn.rss_bound_kb[0] = q > stable_kb + ROLLUP_SLACK_KB ?
 				q - ROLLUP_SLACK_KB : stable_kb;
 	churn.rss_bound_kb[1] = q + ROLLUP_SLACK_KB + SLOT_PAGES * stable_kb;
@@ -1135,7 +1124,7 @@ static void measure_churn(void)
 	for (i = 0; i < NR_CHURN_KINDS * CHURN_MAX_READS; i++) {
 		k = i % NR_CHURN_KINDS;
 		if (k == CK_CHANGING &&
-		    (intro_budget_left_ns(&bench.budget) < reserve_ns() ||
+		    (intro_budget_left_ns(&bench.budget) < bench.reserve_ns ||
 		     (i >= NR_CHURN_KINDS * CHURN_MIN_READS &&
 		      intro_now_ns() - t0 >= limit)))
 			break;
@@ -1327,6 +1316,7 @@ int main(int argc, char **argv)
 
 	intro_parse_opts(argc, argv, &prog, &bench.opts);
 	intro_budget_start(&bench.budget, BUDGET_S * bench.opts.scale);
+	bench.reserve_ns = (uint64_t)(RESERVE_FRACTION * bench.budget.limit_ns);
 	ksft_print_header();
 	intro_print_env(&bench.opts);
 	if (access("/proc/self/smaps_rollup", R_OK))
@@ -1342,8 +1332,7 @@ int main(int argc, char **argv)
 	if (!bench.buf)
 		ksft_exit_fail_perror("allocate read buffer");
 	target_start(&bench.tgt, room < TARGET_VMAS ? room : TARGET_VMAS);
-	proc_path(path, sizeof(path), bench.tgt.pid, F_MAPS);
-	read_text(path, &bench.text, 0, false);
+	read_text(bench.tgt.pid, F_MAPS, &bench.text, 0, false);
 	bench.tgt.vmas = parse_maps(&bench.text, &bench.disordered);
 	ksft_print_msg("target: vmas=%ld baseline_vmas=%ld mapped=%ld locked=%ld\n",
 		       bench.tgt.vmas, bench.tgt.ack.baseline,
