@@ -953,13 +953,12 @@ static void note_bad(struct churn_file *cf, const char *p, const char *nl)
 static void scan_churn_read(const struct text *t, struct churn_file *cf,
 			    bool smaps)
 {
-	static unsigned char seen[CHURN_PAIRS];
+	unsigned char seen[CHURN_PAIRS] = { 0 };
 	unsigned long lo, hi, stride = (1 + SLOT_PAGES) * bench.page_size;
 	unsigned long area = churn.ch.area, area_end = area + CHURN_PAIRS * stride;
 	const char *p = t->p, *end = t->p + t->len, *nl;
 	long fields = -1, in_entry = -1, stable = -1, i;
 
-	memset(seen, 0, sizeof(seen));
 	for (; p < end; p = nl + 1) {
 		nl = strchrnul(p, '\n');
 		if (smaps && isupper((unsigned char)*p)) {
