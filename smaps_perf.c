@@ -504,10 +504,7 @@ static long parse_maps(const struct text *t, long *disordered)
 		nl = strchrnul(p, '\n');
 		lo = strtoull(p, &q, 16);
 		hi = *q == '-' ? strtoull(q + 1, NULL, 16) : 0;
-		if (lines && lo < prev_hi)
-			(*disordered)++;
-		if (hi <= lo)
-			(*disordered)++;
+		*disordered += (lines && lo < prev_hi) + (hi <= lo);
 		prev_hi = hi;
 		lines++;
 	}
@@ -750,12 +747,30 @@ struct churn_ctl {
 	int stop;		/* parent: end the free churn */
 };
 
-struct churner {
-	pid_t pid;
+/* What the reads of one file found. */
+struct churn_file {
+	int reads[NR_CHURN_KINDS];
+	int reads_changed;	/* reads during which the churner changed */
+	long missing;		/* stable mappings not reported, all reads */
+	long torn;		/* lines overlapping a stable one, not it */
+	long malformed;		/* lines or entries not as printed */
+	long rss_out;		/* smaps: stable Rss not one page; rollup */
+	unsigned long first_missing;
+	char first_bad[LINE_LEN];
+};
+
+static struct churn_run {
+	pid_t pid;		/* the churner */
 	int cmd_fd, ack_fd;
 	struct churn_ctl *ctl;
 	unsigned long area;	/* first stable mapping */
-};
+	struct churn_file file[NR_FILES];
+	unsigned long ops;	/* free changes during the changing reads */
+	unsigned long resume_unmaps;	/* slots unmapped at read() boundaries */
+	/* rollup Rss: before any change; min, max under change; bounds */
+	unsigned long long quiet_rss_kb, rss_kb[2], rss_bound_kb[2];
+	double seconds;
+} churn;
 
 /*
  * A slot that goes away between two read()s is what a resuming reader can
@@ -862,48 +877,24 @@ static void churner_main(struct churn_ctl *ctl, int cmd_fd, int ack_fd)
 	_exit(0);
 }
 
-static void churner_start(struct churner *ch)
+static void churner_start(void)
 {
 	char *area;
 
-	ch->ctl = mmap(NULL, sizeof(*ch->ctl), PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (ch->ctl == MAP_FAILED)
+	churn.ctl = mmap(NULL, sizeof(*churn.ctl), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (churn.ctl == MAP_FAILED)
 		ksft_exit_fail_perror("map the churner's control page");
-	ch->pid = fork_piped(&ch->cmd_fd, &ch->ack_fd);
-	if (!ch->pid)
-		churner_main(ch->ctl, ch->cmd_fd, ch->ack_fd);
-	if (ch->pid < 0)
+	churn.pid = fork_piped(&churn.cmd_fd, &churn.ack_fd);
+	if (!churn.pid)
+		churner_main(churn.ctl, churn.cmd_fd, churn.ack_fd);
+	if (churn.pid < 0)
 		ksft_exit_fail_perror("fork the churner");
-	if (read(ch->ack_fd, &area, sizeof(area)) != sizeof(area) ||
+	if (read(churn.ack_fd, &area, sizeof(area)) != sizeof(area) ||
 	    area == MAP_FAILED)
 		ksft_exit_skip("too few mappings allowed for the changing target\n");
-	ch->area = (unsigned long)area;
+	churn.area = (unsigned long)area;
 }
-
-/* What the reads of one file found. */
-struct churn_file {
-	int reads[NR_CHURN_KINDS];
-	int reads_changed;	/* reads during which the churner changed */
-	long missing;		/* stable mappings not reported, all reads */
-	long torn;		/* lines overlapping a stable one, not it */
-	long malformed;		/* lines or entries not as printed */
-	long rss_out;		/* smaps: stable Rss not one page; rollup */
-	unsigned long first_missing;
-	char first_bad[LINE_LEN];
-};
-
-struct churn_run {
-	struct churner ch;
-	struct churn_file file[NR_FILES];
-	unsigned long ops;	/* free changes during the changing reads */
-	unsigned long resume_unmaps;	/* slots unmapped at read() boundaries */
-	/* rollup Rss: before any change; min, max under change; bounds */
-	unsigned long long quiet_rss_kb, rss_kb[2], rss_bound_kb[2];
-	double seconds;
-};
-
-static struct churn_run churn;
 
 /*
  * Is the line at @p a maps line as show_vma_header_prefix() prints it:
@@ -955,7 +946,7 @@ static void scan_churn_read(const struct text *t, struct churn_file *cf,
 {
 	unsigned char seen[CHURN_PAIRS] = { 0 };
 	unsigned long lo, hi, stride = (1 + SLOT_PAGES) * bench.page_size;
-	unsigned long area = churn.ch.area, area_end = area + CHURN_PAIRS * stride;
+	unsigned long area = churn.area, area_end = area + CHURN_PAIRS * stride;
 	const char *p = t->p, *end = t->p + t->len, *nl;
 	long fields = -1, in_entry = -1, stable = -1, i;
 
@@ -1031,8 +1022,8 @@ static void churner_step(const struct text *t)
 			break;
 		}
 	}
-	if (write(churn.ch.cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd) ||
-	    read(churn.ch.ack_fd, &c, 1) != 1)
+	if (write(churn.cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd) ||
+	    read(churn.ack_fd, &c, 1) != 1)
 		ksft_exit_fail_perror("step the churner");
 }
 
@@ -1040,16 +1031,15 @@ static void churner_step(const struct text *t)
 static void churn_read(enum file_kind f, enum churn_kind k)
 {
 	struct churn_file *cf = &churn.file[f];
-	unsigned long ops0 = __atomic_load_n(&churn.ch.ctl->ops,
-					     __ATOMIC_RELAXED);
+	unsigned long ops0 = __atomic_load_n(&churn.ctl->ops, __ATOMIC_RELAXED);
 	unsigned long long rss;
 	struct kb_sums sums;
 
-	read_text(churn.ch.pid, f, &bench.text, CHURN_READ_BYTES,
+	read_text(churn.pid, f, &bench.text, CHURN_READ_BYTES,
 		  k == CK_STEPPED);
 	cf->reads[k]++;
 	cf->reads_changed += k == CK_CHANGING &&
-		__atomic_load_n(&churn.ch.ctl->ops, __ATOMIC_RELAXED) != ops0;
+		__atomic_load_n(&churn.ctl->ops, __ATOMIC_RELAXED) != ops0;
 	if (f != F_ROLLUP) {
 		scan_churn_read(&bench.text, cf, f == F_SMAPS);
 		return;
@@ -1069,13 +1059,13 @@ static void churner_run(void)
 {
 	struct churn_cmd cmd = { .op = CC_RUN };
 	uint64_t t0 = intro_now_ns();
-	unsigned long ops0 = churn.ch.ctl->ops;
+	unsigned long ops0 = churn.ctl->ops;
 
-	__atomic_store_n(&churn.ch.ctl->stop, 0, __ATOMIC_RELEASE);
-	if (write(churn.ch.cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
+	__atomic_store_n(&churn.ctl->stop, 0, __ATOMIC_RELEASE);
+	if (write(churn.cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
 		ksft_exit_fail_perror("start the churner");
 	/* the reads start once it changes; a jiffy or so on a busy CPU */
-	while (__atomic_load_n(&churn.ch.ctl->ops, __ATOMIC_RELAXED) == ops0 &&
+	while (__atomic_load_n(&churn.ctl->ops, __ATOMIC_RELAXED) == ops0 &&
 	       intro_now_ns() - t0 < NSEC_PER_SEC)
 		sched_yield();
 }
@@ -1084,8 +1074,8 @@ static void churner_pause(void)
 {
 	char c;
 
-	__atomic_store_n(&churn.ch.ctl->stop, 1, __ATOMIC_RELEASE);
-	if (read(churn.ch.ack_fd, &c, 1) != 1)
+	__atomic_store_n(&churn.ctl->stop, 1, __ATOMIC_RELEASE);
+	if (read(churn.ack_fd, &c, 1) != 1)
 		ksft_exit_fail_perror("stop the churner");
 }
 
@@ -1103,11 +1093,11 @@ static void measure_churn(void)
 	int f, i, cpus[2];
 	uint64_t t0;
 
-	churner_start(&churn.ch);
+	churner_start();
 	/* on a CPU of its own it changes slots during a read(), not between */
 	if (intro_usable_cpus(cpus, 2) == 2)
-		intro_pin(churn.ch.pid, cpus[1]);
-	read_text(churn.ch.pid, F_ROLLUP, &bench.text, 0, false);
+		intro_pin(churn.pid, cpus[1]);
+	read_text(churn.pid, F_ROLLUP, &bench.text, 0, false);
 	parse_smaps(&bench.text, &sums);
 	q = sums.kb[FI_RSS];
 	churn.quiet_rss_kb = q;
@@ -1134,13 +1124,13 @@ static void measure_churn(void)
 		if (k == CK_CHANGING)
 			churner_pause();
 	}
-	churn.ops = churn.ch.ctl->ops;
-	churn.resume_unmaps = churn.ch.ctl->resume_unmaps;
+	churn.ops = churn.ctl->ops;
+	churn.resume_unmaps = churn.ctl->resume_unmaps;
 	churn.seconds = (double)(intro_now_ns() - t0) / NSEC_PER_SEC;
-	close(churn.ch.cmd_fd);
-	close(churn.ch.ack_fd);
-	intro_kill_wait(churn.ch.pid);
-	munmap(churn.ch.ctl, sizeof(*churn.ch.ctl));
+	close(churn.cmd_fd);
+	close(churn.ack_fd);
+	intro_kill_wait(churn.pid);
+	munmap(churn.ctl, sizeof(*churn.ctl));
 }
 
 /* ---- Checks --------------------------------------------------------------- */
