@@ -1135,7 +1135,7 @@ static void measure_churn(void)
 
 /* ---- Checks --------------------------------------------------------------- */
 
-/* Set by a check that skips: the precondition it lacks. */
+/* Set by a check that skips: why it could not decide. */
 static const char *skip_reason;
 
 struct check {
