@@ -89,8 +89,6 @@
 /* ---- Sizing and time ------------------------------------------------------ */
 
 #define BUDGET_S		20.0	/* whole run, times --scale */
-#define MIN_SCALE		0.25
-#define MAX_SCALE		1.5	/* a 30 s budget ends inside a 45 s timeout */
 #define TARGET_VMAS		4096	/* mappings of the target */
 #define MIN_VMAS		768	/* fewer: the program skips */
 #define MAP_COUNT_MARGIN	64	/* of vm.max_map_count, kept free */
@@ -160,8 +158,8 @@ static const struct intro_prog prog = {
 	"Needs: CONFIG_PROC_PAGE_MONITOR, CONFIG_SHMEM, PROCMAP_QUERY (v6.11) for the\n"
 	"two cost checks; no privilege. Uses up to 4096 mappings within\n"
 	"vm.max_map_count (a few MiB). At most 20 s x scale.\n",
-	.min_scale = MIN_SCALE,
-	.max_scale = MAX_SCALE,
+	.min_scale = 0.25,
+	.max_scale = 1.5,	/* a 30 s budget ends inside a 45 s timeout */
 };
 
 enum file_kind { F_MAPS, F_SMAPS, F_ROLLUP, NR_FILES };
@@ -184,21 +182,20 @@ static const enum cost_kind round_order[NR_COSTS] = {
 
 /* ---- The target ----------------------------------------------------------- */
 
-struct target {
-	pid_t pid;
-	int cmd_fd;		/* closed by the parent: the target exits */
-	int ack_fd;		/* the target's one struct target_ack */
+/* What the target answers once it has mapped. */
+struct target_ack {
 	long baseline;		/* VMAs in maps before it mapped anything */
 	long created;		/* mappings of its shared page */
 	long locked;		/* of which mlock()ed */
-	long vmas;		/* lines in maps after it mapped */
+	int err;
 };
 
-struct target_ack {
-	long baseline;
-	long created;
-	long locked;
-	int err;
+struct target {
+	pid_t pid;
+	int cmd_fd;		/* closed by the parent: the target exits */
+	int ack_fd;
+	struct target_ack ack;
+	long vmas;		/* lines in maps after it mapped */
 };
 
 /* A real store of the byte at @p (atomic: kept), so a COW page is copied. */
@@ -297,51 +294,47 @@ static pid_t fork_piped(int *cmd_fd, int *ack_fd)
 	return pid;
 }
 
-static void target_stop(struct target *t)
-{
-	close(t->cmd_fd);
-	close(t->ack_fd);
-	intro_kill_wait(t->pid);
-}
-
 /* Fork @t and let it map @n times; exits if it cannot start. */
 static void target_start(struct target *t, long n)
 {
-	struct target_ack ack;
-
 	t->pid = fork_piped(&t->cmd_fd, &t->ack_fd);
 	if (!t->pid)
 		target_main(n, t->cmd_fd, t->ack_fd);
-	if (t->pid < 0 || read(t->ack_fd, &ack, sizeof(ack)) != sizeof(ack))
+	if (t->pid < 0 ||
+	    read(t->ack_fd, &t->ack, sizeof(t->ack)) != sizeof(t->ack))
 		ksft_exit_fail_perror("start the target");
-	if (ack.err)
-		ksft_print_msg("target: mmap_errno=%d\n", ack.err);
-	t->baseline = ack.baseline;
-	t->created = ack.created;
-	t->locked = ack.locked;
+	if (t->ack.err)
+		ksft_print_msg("target: mmap_errno=%d\n", t->ack.err);
 }
 
 /* ---- Reading /proc -------------------------------------------------------- */
 
 struct text {
 	char *p;
-	size_t len;
-	size_t cap;
+	size_t len, cap;
 };
 
 static void churner_step(const struct text *t);
 
-/*
- * Read @path to the end into @t (kept and grown between calls): with @chunk
- * 0 in read()s of all the room left, else in @chunk-byte read()s with a
- * churner step between two if @stepped. Exits on an error.
- */
-static void read_text(const char *path, struct text *t, size_t chunk,
-		      bool stepped)
+static void proc_path(char *buf, size_t len, pid_t pid, enum file_kind f)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	snprintf(buf, len, "/proc/%d/%s", (int)pid, file_names[f]);
+}
 
+/*
+ * Read file @f of @pid to the end into @t (kept and grown between calls):
+ * with @chunk 0 in read()s of all the room left, else in @chunk-byte
+ * read()s with a churner step between two if @stepped. Exits on an error.
+ */
+static void read_text(pid_t pid, enum file_kind f, struct text *t,
+		      size_t chunk, bool stepped)
+{
+	char path[PATH_LEN];
+	ssize_t n;
+	int fd;
+
+	proc_path(path, sizeof(path), pid, f);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		ksft_exit_fail_perror(path);
 	t->len = 0;
@@ -361,11 +354,6 @@ static void read_text(const char *path, struct text *t, size_t chunk,
 	if (n < 0)
 		ksft_exit_fail_perror(path);
 	close(fd);
-}
-
-static void proc_path(char *buf, size_t len, pid_t pid, enum file_kind f)
-{
-	snprintf(buf, len, "/proc/%d/%s", (int)pid, file_names[f]);
 }
 
 /* ---- Parsing -------------------------------------------------------------- */
@@ -441,7 +429,6 @@ struct kb_sums {
 	long entries;		/* header lines */
 	long frac_pss;		/* entries with Pss < Rss */
 	long frac_swap_pss;	/* entries with SwapPss < Swap */
-	long unknown;		/* "Name: N kB" lines not in fields[] */
 };
 
 static int field_index(const char *name, size_t len, int hint)
@@ -474,13 +461,10 @@ static void parse_smaps(const struct text *t, struct kb_sums *s)
 	const char *p = t->p, *end = t->p + t->len, *nl, *colon;
 	unsigned long long v;
 	int i, hint = 0;
-	char *num;
 
 	memset(s, 0, sizeof(*s));
 	for (; p < end; p = nl + 1) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			nl = end;
+		nl = strchrnul(p, '\n');
 		if (is_hex(*p)) {
 			if (s->entries)
 				end_entry(s, entry);
@@ -491,12 +475,10 @@ static void parse_smaps(const struct text *t, struct kb_sums *s)
 		colon = memchr(p, ':', (size_t)(nl - p));
 		if (!colon || nl - p < 4 || memcmp(nl - 3, " kB", 3))
 			continue;
-		v = strtoull(colon + 1, &num, 10);
+		v = strtoull(colon + 1, NULL, 10);
 		i = field_index(p, (size_t)(colon - p), hint);
-		if (i < 0) {
-			s->unknown++;
+		if (i < 0)
 			continue;
-		}
 		hint = i + 1;
 		entry[i] = v;
 		s->kb[i] += v;
@@ -506,32 +488,27 @@ static void parse_smaps(const struct text *t, struct kb_sums *s)
 		end_entry(s, entry);
 }
 
-struct maps_shape {
-	long lines;
-	long disordered;	/* ranges not above the previous one */
-};
-
-/* Count the maps lines of @t and check that the ranges ascend. */
-static void parse_maps(const struct text *t, struct maps_shape *m)
+/*
+ * The lines of maps text @t; *@disordered counts the ranges that are empty
+ * or not above the previous one.
+ */
+static long parse_maps(const struct text *t, long *disordered)
 {
 	const char *p = t->p, *end = t->p + t->len, *nl;
 	unsigned long long lo, hi, prev_hi = 0;
+	long lines = 0;
 	char *q;
 
-	memset(m, 0, sizeof(*m));
+	*disordered = 0;
 	for (; p < end; p = nl + 1) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			nl = end;
+		nl = strchrnul(p, '\n');
 		lo = strtoull(p, &q, 16);
 		hi = *q == '-' ? strtoull(q + 1, NULL, 16) : 0;
-		if (m->lines && lo < prev_hi)
-			m->disordered++;
-		if (hi <= lo)
-			m->disordered++;
+		*disordered += (lines && lo < prev_hi) + (hi <= lo);
 		prev_hi = hi;
-		m->lines++;
+		lines++;
 	}
+	return lines;
 }
 
 /* ---- The measurement ------------------------------------------------------ */
@@ -539,6 +516,7 @@ static void parse_maps(const struct text *t, struct maps_shape *m)
 struct smaps_bench {
 	struct intro_opts opts;
 	struct intro_budget budget;
+	uint64_t reserve_ns;	/* what the rounds leave: checks, teardown */
 	struct target tgt;
 	long page_size;
 	char *buf;		/* READ_BUF_BYTES + slots, for every timed read */
@@ -550,19 +528,12 @@ struct smaps_bench {
 	bool no_query;		/* PROCMAP_QUERY: ENOTTY */
 	/* consistency */
 	struct kb_sums rollup, sum, rollup2;	/* rollup, smaps, rollup */
-	struct maps_shape shape;
+	long disordered;	/* maps ranges out of order */
 	int cons_tries;
-	bool cons_quiet;	/* a triple whose rollups agree */
 	const char *cons_changed;	/* field that moved in the last triple */
 };
 
 static struct smaps_bench bench;
-
-/* What the rounds leave of the budget: the checks and the teardown. */
-static uint64_t reserve_ns(void)
-{
-	return (uint64_t)(RESERVE_FRACTION * bench.budget.limit_ns);
-}
 
 /* Read @path to the end in READ_BUF_BYTES read()s; 0 or -1. */
 static int read_whole(const char *path)
@@ -645,7 +616,7 @@ static void measure_costs(void)
 	for (c = 0; c < NR_COSTS; c++)
 		time_cost(c);	/* warm the caches */
 	for (r = 0; r < bench.rounds_max; r++) {
-		if (r && intro_budget_left_ns(&bench.budget) < reserve_ns())
+		if (r && intro_budget_left_ns(&bench.budget) < bench.reserve_ns)
 			break;
 		bench.at = bench.buf + (r % SLOTS) * (bench.page_size + 256);
 		for (k = 0; k < NR_COSTS; k++) {
@@ -656,55 +627,10 @@ static void measure_costs(void)
 	}
 }
 
-/* Median over the rounds of cost @a over cost @b; min and max. */
-struct ratio {
-	double median, min, max;
-};
-
-static struct ratio cost_ratio(int a, int b, char *line, size_t cap)
-{
-	double v[2 * ROUNDS];
-	struct ratio r;
-	size_t len;
-	int i;
-
-	line[0] = '\0';
-	for (i = 0; i < bench.rounds; i++) {
-		v[i] = bench.cpu_ns[a][i] / bench.cpu_ns[b][i];
-		len = strlen(line);
-		snprintf(line + len, cap - len, "%s%.2f", i ? "," : "", v[i]);
-	}
-	intro_sort(v, bench.rounds);
-	r.median = intro_median(v, bench.rounds, true);
-	r.min = v[0];
-	r.max = v[bench.rounds - 1];
-	return r;
-}
-
 static double us_per_vma(int c)
 {
 	return intro_median(bench.cpu_ns[c], bench.rounds, false) /
 	       bench.tgt.vmas / NSEC_PER_USEC;
-}
-
-/*
- * Were the two rollups @a and @b, read before and after the smaps read, of
- * the same state? Page-count fields must be equal, the PSS fields within
- * PSS_DRIFT_MAX_KB. Return NULL, or the first field that changed more.
- */
-static const char *changed_field(const struct kb_sums *a,
-				 const struct kb_sums *b)
-{
-	long long d;
-	int i;
-
-	for (i = 0; i < NR_FIELDS; i++) {
-		d = llabs((long long)a->kb[i] - (long long)b->kb[i]);
-		if (a->seen[i] != b->seen[i] ||
-		    d > (fields[i].kind == K_EXACT ? 0 : PSS_DRIFT_MAX_KB))
-			return fields[i].name;
-	}
-	return NULL;
 }
 
 static void print_mismatch(const char *check, const char *field,
@@ -764,25 +690,31 @@ static int rollup_mismatches(const char *check, const struct kb_sums *a,
 /*
  * rollup, smaps, rollup until the two rollups agree (the target is blocked:
  * only other processes move its shared pages' PSS); that triple decides.
+ * They agree when their page-count fields are equal and their PSS fields
+ * within PSS_DRIFT_MAX_KB; else cons_changed names the first that moved.
  */
 static void check_consistency(void)
 {
 	struct kb_sums *sums[] = { &bench.rollup, &bench.sum, &bench.rollup2 };
-	char path[PATH_LEN];
+	const struct kb_sums *a = &bench.rollup, *b = &bench.rollup2;
+	long long d;
 	int i;
 
-	while (bench.cons_tries < CONSISTENCY_TRIES && !bench.cons_quiet) {
+	do {
 		bench.cons_tries++;
 		for (i = 0; i < 3; i++) {
-			proc_path(path, sizeof(path), bench.tgt.pid,
-				  i == 1 ? F_SMAPS : F_ROLLUP);
-			read_text(path, &bench.text, 0, false);
+			read_text(bench.tgt.pid, i == 1 ? F_SMAPS : F_ROLLUP,
+				  &bench.text, 0, false);
 			parse_smaps(&bench.text, sums[i]);
 		}
-		bench.cons_changed = changed_field(&bench.rollup,
-						   &bench.rollup2);
-		bench.cons_quiet = !bench.cons_changed;
-	}
+		bench.cons_changed = NULL;
+		for (i = 0; i < NR_FIELDS && !bench.cons_changed; i++) {
+			d = llabs((long long)a->kb[i] - (long long)b->kb[i]);
+			if (a->seen[i] != b->seen[i] ||
+			    d > (fields[i].kind == K_EXACT ? 0 : PSS_DRIFT_MAX_KB))
+				bench.cons_changed = fields[i].name;
+		}
+	} while (bench.cons_changed && bench.cons_tries < CONSISTENCY_TRIES);
 }
 
 /* ---- Reading a target that changes ----------------------------------------- */
@@ -815,12 +747,30 @@ struct churn_ctl {
 	int stop;		/* parent: end the free churn */
 };
 
-struct churner {
-	pid_t pid;
+/* What the reads of one file found. */
+struct churn_file {
+	int reads[NR_CHURN_KINDS];
+	int reads_changed;	/* reads during which the churner changed */
+	long missing;		/* stable mappings not reported, all reads */
+	long torn;		/* lines overlapping a stable one, not it */
+	long malformed;		/* lines or entries not as printed */
+	long rss_out;		/* smaps: stable Rss not one page; rollup */
+	unsigned long first_missing;
+	char first_bad[LINE_LEN];
+};
+
+static struct churn_run {
+	pid_t pid;		/* the churner */
 	int cmd_fd, ack_fd;
 	struct churn_ctl *ctl;
 	unsigned long area;	/* first stable mapping */
-};
+	struct churn_file file[NR_FILES];
+	unsigned long ops;	/* free changes during the changing reads */
+	unsigned long resume_unmaps;	/* slots unmapped at read() boundaries */
+	/* rollup Rss: before any change; min, max under change; bounds */
+	unsigned long long quiet_rss_kb, rss_kb[2], rss_bound_kb[2];
+	double seconds;
+} churn;
 
 /*
  * A slot that goes away between two read()s is what a resuming reader can
@@ -927,57 +877,24 @@ static void churner_main(struct churn_ctl *ctl, int cmd_fd, int ack_fd)
 	_exit(0);
 }
 
-static void churner_stop(struct churner *ch)
-{
-	close(ch->cmd_fd);
-	close(ch->ack_fd);
-	intro_kill_wait(ch->pid);
-	munmap(ch->ctl, sizeof(*ch->ctl));
-}
-
-static void churner_start(struct churner *ch)
+static void churner_start(void)
 {
 	char *area;
 
-	ch->ctl = mmap(NULL, sizeof(*ch->ctl), PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (ch->ctl == MAP_FAILED)
+	churn.ctl = mmap(NULL, sizeof(*churn.ctl), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (churn.ctl == MAP_FAILED)
 		ksft_exit_fail_perror("map the churner's control page");
-	ch->pid = fork_piped(&ch->cmd_fd, &ch->ack_fd);
-	if (!ch->pid)
-		churner_main(ch->ctl, ch->cmd_fd, ch->ack_fd);
-	if (ch->pid < 0)
+	churn.pid = fork_piped(&churn.cmd_fd, &churn.ack_fd);
+	if (!churn.pid)
+		churner_main(churn.ctl, churn.cmd_fd, churn.ack_fd);
+	if (churn.pid < 0)
 		ksft_exit_fail_perror("fork the churner");
-	if (read(ch->ack_fd, &area, sizeof(area)) != sizeof(area) ||
+	if (read(churn.ack_fd, &area, sizeof(area)) != sizeof(area) ||
 	    area == MAP_FAILED)
 		ksft_exit_skip("too few mappings allowed for the changing target\n");
-	ch->area = (unsigned long)area;
+	churn.area = (unsigned long)area;
 }
-
-/* What the reads of one file found. */
-struct churn_file {
-	int reads[NR_CHURN_KINDS];
-	int reads_changed;	/* reads during which the churner changed */
-	long missing;		/* stable mappings not reported, all reads */
-	long torn;		/* lines overlapping a stable one, not it */
-	long malformed;		/* lines or entries not as printed */
-	long rss_out;		/* smaps: stable Rss not one page; rollup */
-	unsigned long first_missing;
-	char first_bad[LINE_LEN];
-};
-
-struct churn_run {
-	struct churner ch;
-	struct churn_file file[NR_FILES];
-	unsigned long ops;	/* free changes during the changing reads */
-	unsigned long resume_unmaps;	/* slots unmapped at read() boundaries */
-	/* rollup Rss: before any change; min, max of the reads under change */
-	unsigned long long quiet_rss_kb, rss_kb[2];
-	double seconds;
-	long page_kb;
-};
-
-static struct churn_run churn;
 
 /*
  * Is the line at @p a maps line as show_vma_header_prefix() prints it:
@@ -985,7 +902,7 @@ static struct churn_run churn;
  */
 static bool parse_header(const char *p, unsigned long *lo, unsigned long *hi)
 {
-	unsigned long mask = (unsigned long)churn.page_kb * 1024 - 1;
+	unsigned long mask = bench.page_size - 1;
 	char perms[5];
 	int n = 0;
 
@@ -1027,17 +944,14 @@ static void note_bad(struct churn_file *cf, const char *p, const char *nl)
 static void scan_churn_read(const struct text *t, struct churn_file *cf,
 			    bool smaps)
 {
-	static unsigned char seen[CHURN_PAIRS];
-	unsigned long lo, hi, stride = (1 + SLOT_PAGES) * churn.page_kb * 1024;
-	unsigned long area = churn.ch.area, area_end = area + CHURN_PAIRS * stride;
+	unsigned char seen[CHURN_PAIRS] = { 0 };
+	unsigned long lo, hi, stride = (1 + SLOT_PAGES) * bench.page_size;
+	unsigned long area = churn.area, area_end = area + CHURN_PAIRS * stride;
 	const char *p = t->p, *end = t->p + t->len, *nl;
 	long fields = -1, in_entry = -1, stable = -1, i;
 
-	memset(seen, 0, sizeof(seen));
 	for (; p < end; p = nl + 1) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			nl = end;
+		nl = strchrnul(p, '\n');
 		if (smaps && isupper((unsigned char)*p)) {
 			if (!field_line_ok(p) || in_entry < 0) {
 				cf->malformed++;
@@ -1046,7 +960,7 @@ static void scan_churn_read(const struct text *t, struct churn_file *cf,
 			if (in_entry >= 0)
 				in_entry++;
 			if (stable >= 0 && !strncmp(p, "Rss:", 4) &&
-			    strtoul(p + 4, NULL, 10) != (unsigned long)churn.page_kb) {
+			    strtoul(p + 4, NULL, 10) != bench.page_size / 1024UL) {
 				cf->rss_out++;
 				note_bad(cf, p, nl);
 			}
@@ -1068,7 +982,7 @@ static void scan_churn_read(const struct text *t, struct churn_file *cf,
 		if (hi <= area || lo >= area_end)
 			continue;
 		i = (long)((lo - area) / stride);
-		if (lo == area + i * stride && hi == lo + churn.page_kb * 1024) {
+		if (lo == area + i * stride && hi == lo + bench.page_size) {
 			seen[i] = 1;
 			stable = i;
 		} else if (lo < area || lo == area + i * stride ||
@@ -1088,67 +1002,44 @@ static void scan_churn_read(const struct text *t, struct churn_file *cf,
 	}
 }
 
-/* The start of the last maps line or smaps entry begun in @t, or 0. */
-static unsigned long last_record(const struct text *t)
+/*
+ * Ask the churner to unmap the slot after the start of the last maps line
+ * or smaps entry begun in @t (none: 0); wait.
+ */
+static void churner_step(const struct text *t)
 {
+	struct churn_cmd cmd = { .op = CC_STEP };
 	const char *p = t->p + t->len;
 	unsigned long lo, hi;
+	char c;
 
 	while (p > t->p) {
 		do
 			p--;
 		while (p > t->p && p[-1] != '\n');
-		if (is_hex(*p) && sscanf(p, "%lx-%lx", &lo, &hi) == 2)
-			return lo;
+		if (is_hex(*p) && sscanf(p, "%lx-%lx", &lo, &hi) == 2) {
+			cmd.addr = lo;
+			break;
+		}
 	}
-	return 0;
-}
-
-/* Ask the churner to unmap the slot after the last record of @t; wait. */
-static void churner_step(const struct text *t)
-{
-	struct churn_cmd cmd = { .op = CC_STEP, .addr = last_record(t) };
-	char c;
-
-	if (write(churn.ch.cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd) ||
-	    read(churn.ch.ack_fd, &c, 1) != 1)
+	if (write(churn.cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd) ||
+	    read(churn.ack_fd, &c, 1) != 1)
 		ksft_exit_fail_perror("step the churner");
-}
-
-/*
- * Rollup Rss under change: at least the stable pages and the quiet Rss
- * less slack, at most that plus every slot page faulted in.
- */
-static unsigned long long churn_rss_lo_kb(void)
-{
-	unsigned long long q = churn.quiet_rss_kb;
-	unsigned long long stable = CHURN_PAIRS * (unsigned long long)churn.page_kb;
-
-	q = q > ROLLUP_SLACK_KB ? q - ROLLUP_SLACK_KB : 0;
-	return q > stable ? q : stable;
-}
-
-static unsigned long long churn_rss_hi_kb(void)
-{
-	return churn.quiet_rss_kb + ROLLUP_SLACK_KB +
-	       (unsigned long long)CHURN_PAIRS * SLOT_PAGES * churn.page_kb;
 }
 
 /* One read of file @f of the churner, scanned. */
 static void churn_read(enum file_kind f, enum churn_kind k)
 {
 	struct churn_file *cf = &churn.file[f];
-	unsigned long ops0 = __atomic_load_n(&churn.ch.ctl->ops,
-					     __ATOMIC_RELAXED);
+	unsigned long ops0 = __atomic_load_n(&churn.ctl->ops, __ATOMIC_RELAXED);
 	unsigned long long rss;
 	struct kb_sums sums;
-	char path[PATH_LEN];
 
-	proc_path(path, sizeof(path), churn.ch.pid, f);
-	read_text(path, &bench.text, CHURN_READ_BYTES, k == CK_STEPPED);
+	read_text(churn.pid, f, &bench.text, CHURN_READ_BYTES,
+		  k == CK_STEPPED);
 	cf->reads[k]++;
 	cf->reads_changed += k == CK_CHANGING &&
-		__atomic_load_n(&churn.ch.ctl->ops, __ATOMIC_RELAXED) != ops0;
+		__atomic_load_n(&churn.ctl->ops, __ATOMIC_RELAXED) != ops0;
 	if (f != F_ROLLUP) {
 		scan_churn_read(&bench.text, cf, f == F_SMAPS);
 		return;
@@ -1159,7 +1050,7 @@ static void churn_read(enum file_kind f, enum churn_kind k)
 		churn.rss_kb[0] = rss;
 	if (rss > churn.rss_kb[1])
 		churn.rss_kb[1] = rss;
-	if (rss < churn_rss_lo_kb() || rss > churn_rss_hi_kb())
+	if (rss < churn.rss_bound_kb[0] || rss > churn.rss_bound_kb[1])
 		cf->rss_out++;
 }
 
@@ -1168,13 +1059,13 @@ static void churner_run(void)
 {
 	struct churn_cmd cmd = { .op = CC_RUN };
 	uint64_t t0 = intro_now_ns();
-	unsigned long ops0 = churn.ch.ctl->ops;
+	unsigned long ops0 = churn.ctl->ops;
 
-	__atomic_store_n(&churn.ch.ctl->stop, 0, __ATOMIC_RELEASE);
-	if (write(churn.ch.cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
+	__atomic_store_n(&churn.ctl->stop, 0, __ATOMIC_RELEASE);
+	if (write(churn.cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
 		ksft_exit_fail_perror("start the churner");
 	/* the reads start once it changes; a jiffy or so on a busy CPU */
-	while (__atomic_load_n(&churn.ch.ctl->ops, __ATOMIC_RELAXED) == ops0 &&
+	while (__atomic_load_n(&churn.ctl->ops, __ATOMIC_RELAXED) == ops0 &&
 	       intro_now_ns() - t0 < NSEC_PER_SEC)
 		sched_yield();
 }
@@ -1183,8 +1074,8 @@ static void churner_pause(void)
 {
 	char c;
 
-	__atomic_store_n(&churn.ch.ctl->stop, 1, __ATOMIC_RELEASE);
-	if (read(churn.ch.ack_fd, &c, 1) != 1)
+	__atomic_store_n(&churn.ctl->stop, 1, __ATOMIC_RELEASE);
+	if (read(churn.ack_fd, &c, 1) != 1)
 		ksft_exit_fail_perror("stop the churner");
 }
 
@@ -1196,26 +1087,33 @@ static void churner_pause(void)
 static void measure_churn(void)
 {
 	uint64_t limit = (uint64_t)(CHURN_FRACTION * bench.budget.limit_ns);
+	unsigned long long q, stable_kb;
 	struct kb_sums sums;
-	char path[PATH_LEN];
 	enum churn_kind k;
 	int f, i, cpus[2];
 	uint64_t t0;
 
-	churn.page_kb = bench.page_size / 1024;
-	churner_start(&churn.ch);
+	churner_start();
 	/* on a CPU of its own it changes slots during a read(), not between */
 	if (intro_usable_cpus(cpus, 2) == 2)
-		intro_pin(churn.ch.pid, cpus[1]);
-	proc_path(path, sizeof(path), churn.ch.pid, F_ROLLUP);
-	read_text(path, &bench.text, 0, false);
+		intro_pin(churn.pid, cpus[1]);
+	read_text(churn.pid, F_ROLLUP, &bench.text, 0, false);
 	parse_smaps(&bench.text, &sums);
-	churn.quiet_rss_kb = sums.kb[FI_RSS];
+	q = sums.kb[FI_RSS];
+	churn.quiet_rss_kb = q;
+	/*
+	 * Rollup Rss under change: at least the stable pages and the quiet Rss
+	 * less slack, at most that plus every slot page faulted in.
+	 */
+	stable_kb = CHURN_PAIRS * bench.page_size / 1024ULL;
+	churn.rss_bound_kb[0] = q > stable_kb + ROLLUP_SLACK_KB ?
+				q - ROLLUP_SLACK_KB : stable_kb;
+	churn.rss_bound_kb[1] = q + ROLLUP_SLACK_KB + SLOT_PAGES * stable_kb;
 	t0 = intro_now_ns();
 	for (i = 0; i < NR_CHURN_KINDS * CHURN_MAX_READS; i++) {
 		k = i % NR_CHURN_KINDS;
 		if (k == CK_CHANGING &&
-		    (intro_budget_left_ns(&bench.budget) < reserve_ns() ||
+		    (intro_budget_left_ns(&bench.budget) < bench.reserve_ns ||
 		     (i >= NR_CHURN_KINDS * CHURN_MIN_READS &&
 		      intro_now_ns() - t0 >= limit)))
 			break;
@@ -1226,17 +1124,23 @@ static void measure_churn(void)
 		if (k == CK_CHANGING)
 			churner_pause();
 	}
-	churn.ops = churn.ch.ctl->ops;
-	churn.resume_unmaps = churn.ch.ctl->resume_unmaps;
+	churn.ops = churn.ctl->ops;
+	churn.resume_unmaps = churn.ctl->resume_unmaps;
 	churn.seconds = (double)(intro_now_ns() - t0) / NSEC_PER_SEC;
-	churner_stop(&churn.ch);
+	close(churn.cmd_fd);
+	close(churn.ack_fd);
+	intro_kill_wait(churn.pid);
+	munmap(churn.ctl, sizeof(*churn.ctl));
 }
 
 /* ---- Checks --------------------------------------------------------------- */
 
+/* Set by a check that skips: why it could not decide. */
+static const char *skip_reason;
+
 struct check {
 	const char *name;
-	int (*judge)(const struct check *ck, const char **reason);
+	int (*judge)(const struct check *ck);
 	int cost, ref;		/* judge_cost(): the two costs; else the file */
 	double lo, hi;
 };
@@ -1245,42 +1149,51 @@ struct check {
  * Cost ck->cost against cost ck->ref per VMA, the median of the per-round
  * ratios within [ck->lo, ck->hi].
  */
-static int judge_cost(const struct check *ck, const char **reason)
+static int judge_cost(const struct check *ck)
 {
-	char line[LINE_LEN];
-	struct ratio r = cost_ratio(ck->cost, ck->ref, line, sizeof(line));
-	int result;
+	double v[2 * ROUNDS], median;
+	char line[LINE_LEN] = "";
+	int i, result;
+	size_t len;
 
+	for (i = 0; i < bench.rounds; i++) {
+		v[i] = bench.cpu_ns[ck->cost][i] / bench.cpu_ns[ck->ref][i];
+		len = strlen(line);
+		snprintf(line + len, sizeof(line) - len, "%s%.2f",
+			 i ? "," : "", v[i]);
+	}
+	intro_sort(v, bench.rounds);
+	median = intro_median(v, bench.rounds, true);
 	if (ck->ref == C_QUERY && bench.no_query)
-		*reason = "no PROCMAP_QUERY ioctl (kernel before 6.11)";
+		skip_reason = "no PROCMAP_QUERY ioctl (kernel before 6.11)";
 	else if (bench.rounds < ROUNDS_MIN)
-		*reason = "time budget too small for enough rounds";
+		skip_reason = "time budget too small for enough rounds";
 	ksft_print_msg("%s: %s_us_per_vma=%.3f %s_us_per_vma=%.3f vmas=%ld rounds=%d\n",
 		       ck->name, cost_keys[ck->cost], us_per_vma(ck->cost),
 		       cost_keys[ck->ref], us_per_vma(ck->ref), bench.tgt.vmas,
 		       bench.rounds);
 	intro_figures(ck->name,
 		      "median_ratio=%.3f min_ratio=%.2f max_ratio=%.2f bound_lo_ratio=%.2f bound_hi_ratio=%.2f",
-		      r.median, r.min, r.max, ck->lo, ck->hi);
-	result = *reason ? KSFT_SKIP :
-		 r.median >= ck->lo && r.median <= ck->hi ? KSFT_PASS : KSFT_FAIL;
+		      median, v[0], v[bench.rounds - 1], ck->lo, ck->hi);
+	result = skip_reason ? KSFT_SKIP :
+		 median >= ck->lo && median <= ck->hi ? KSFT_PASS : KSFT_FAIL;
 	if (result == KSFT_FAIL || bench.opts.verbose)
 		ksft_print_msg("%s: per_round_ratio=%s\n", ck->name, line);
 	return result;
 }
 
-static int check_rollup_sum(const struct check *ck, const char **reason)
+static int check_rollup_sum(const struct check *ck)
 {
 	const struct kb_sums *r = &bench.rollup, *s = &bench.sum;
 	int bad = 0;
 
-	if (bench.cons_quiet)
-		bad = rollup_mismatches(ck->name, r, &bench.rollup2, s);
-	else
-		*reason = "target changed during every read";
-	if (*reason)
+	if (bench.cons_changed) {
+		skip_reason = "target changed during every read";
 		ksft_print_msg("%s: last_moved_field=%s\n", ck->name,
 			       bench.cons_changed);
+	} else {
+		bad = rollup_mismatches(ck->name, r, &bench.rollup2, s);
+	}
 	ksft_print_msg("%s: rss_rollup_kb=%llu rss_sum_kb=%llu entries=%ld tries=%d\n",
 		       ck->name, r->kb[FI_RSS], s->kb[FI_RSS], s->entries,
 		       bench.cons_tries);
@@ -1290,21 +1203,21 @@ static int check_rollup_sum(const struct check *ck, const char **reason)
 		      "mismatched_fields=%d rss_diff_kb=%lld pss_diff_kb=%lld pss_bound_kb=%ld",
 		      bad, (long long)(r->kb[FI_RSS] - s->kb[FI_RSS]),
 		      (long long)(r->kb[FI_PSS] - s->kb[FI_PSS]), s->frac_pss);
-	return *reason ? KSFT_SKIP : bad ? KSFT_FAIL : KSFT_PASS;
+	return skip_reason ? KSFT_SKIP : bad ? KSFT_FAIL : KSFT_PASS;
 }
 
-static int check_vma_count(const struct check *ck, const char **reason)
+static int check_vma_count(const struct check *ck)
 {
 	const struct target *t = &bench.tgt;
 	long bad;
 
-	bad = (t->vmas != t->baseline + t->created) +
-	      (bench.sum.entries != t->vmas) + (bench.shape.disordered != 0);
+	bad = (t->vmas != t->ack.baseline + t->ack.created) +
+	      (bench.sum.entries != t->vmas) + (bench.disordered != 0);
 	ksft_print_msg("%s: smaps_entries=%ld baseline_vmas=%ld disordered=%ld\n",
-		       ck->name, bench.sum.entries, t->baseline,
-		       bench.shape.disordered);
+		       ck->name, bench.sum.entries, t->ack.baseline,
+		       bench.disordered);
 	intro_figures(ck->name, "lines=%ld expected=%ld", t->vmas,
-		      t->baseline + t->created);
+		      t->ack.baseline + t->ack.created);
 	return bad ? KSFT_FAIL : KSFT_PASS;
 }
 
@@ -1312,25 +1225,24 @@ static int check_vma_count(const struct check *ck, const char **reason)
  * The reads of @cf under change decide unless too few ran or the target
  * made no change; a fault seen is a FAIL even then.
  */
-static int churn_verdict(const struct churn_file *cf, long faults,
-			 const char **reason)
+static int churn_verdict(const struct churn_file *cf, long faults)
 {
 	if (cf->reads[CK_CHANGING] < CHURN_MIN_READS ||
 	    cf->reads[CK_STEPPED] < CHURN_MIN_READS)
-		*reason = "time budget too small for reads under change";
+		skip_reason = "time budget too small for reads under change";
 	else if (!cf->reads_changed && !churn.resume_unmaps)
-		*reason = "target made no change during the reads";
-	return faults ? KSFT_FAIL : *reason ? KSFT_SKIP : KSFT_PASS;
+		skip_reason = "target made no change during the reads";
+	return faults ? KSFT_FAIL : skip_reason ? KSFT_SKIP : KSFT_PASS;
 }
 
-static int judge_complete(const struct check *ck, const char **reason)
+static int judge_complete(const struct check *ck)
 {
 	struct churn_file *cf = &churn.file[ck->cost];
 	char *p;
 	int result;
 
 	result = churn_verdict(cf, cf->missing + cf->torn + cf->malformed +
-			       cf->rss_out, reason);
+			       cf->rss_out);
 	ksft_print_msg("%s: reads=%d reads_changed=%d stepped_reads=%d\n",
 		       ck->name, cf->reads[CK_CHANGING], cf->reads_changed,
 		       cf->reads[CK_STEPPED]);
@@ -1353,10 +1265,10 @@ static int judge_complete(const struct check *ck, const char **reason)
 	return result;
 }
 
-static int check_changing_rollup(const struct check *ck, const char **reason)
+static int check_changing_rollup(const struct check *ck)
 {
 	struct churn_file *cf = &churn.file[F_ROLLUP];
-	int result = churn_verdict(cf, cf->rss_out, reason);
+	int result = churn_verdict(cf, cf->rss_out);
 
 	ksft_print_msg("%s: reads=%d reads_changed=%d stepped_reads=%d quiet_rss_kb=%llu\n",
 		       ck->name, cf->reads[CK_CHANGING], cf->reads_changed,
@@ -1364,7 +1276,7 @@ static int check_changing_rollup(const struct check *ck, const char **reason)
 	intro_figures(ck->name,
 		      "rss_out_of_bounds=%ld min_rss_kb=%llu max_rss_kb=%llu bound_lo_kb=%llu bound_hi_kb=%llu",
 		      cf->rss_out, churn.rss_kb[0], churn.rss_kb[1],
-		      churn_rss_lo_kb(), churn_rss_hi_kb());
+		      churn.rss_bound_kb[0], churn.rss_bound_kb[1]);
 	return result;
 }
 
@@ -1375,23 +1287,25 @@ static const struct check checks[] = {
 	  SMAPS_MIN_RATIO, SMAPS_MAX_RATIO },
 	{ "smaps_rollup_cost", judge_cost, C_ROLLUP, C_QUERY,
 	  ROLLUP_MIN_RATIO, ROLLUP_MAX_RATIO },
-	{ "rollup_equals_smaps_sum", check_rollup_sum },
-	{ "vma_count", check_vma_count },
-	{ "changing_maps_complete", judge_complete, F_MAPS },
-	{ "changing_smaps_complete", judge_complete, F_SMAPS },
-	{ "changing_rollup_rss", check_changing_rollup },
+	{ .name = "rollup_equals_smaps_sum", .judge = check_rollup_sum },
+	{ .name = "vma_count", .judge = check_vma_count },
+	{ .name = "changing_maps_complete", .judge = judge_complete,
+	  .cost = F_MAPS },
+	{ .name = "changing_smaps_complete", .judge = judge_complete,
+	  .cost = F_SMAPS },
+	{ .name = "changing_rollup_rss", .judge = check_changing_rollup },
 };
 
 int main(int argc, char **argv)
 {
 	char path[PATH_LEN];
-	const char *reason;
 	long room;
 	int result;
 	size_t i;
 
 	intro_parse_opts(argc, argv, &prog, &bench.opts);
 	intro_budget_start(&bench.budget, BUDGET_S * bench.opts.scale);
+	bench.reserve_ns = (uint64_t)(RESERVE_FRACTION * bench.budget.limit_ns);
 	ksft_print_header();
 	intro_print_env(&bench.opts);
 	if (access("/proc/self/smaps_rollup", R_OK))
@@ -1407,14 +1321,12 @@ int main(int argc, char **argv)
 	if (!bench.buf)
 		ksft_exit_fail_perror("allocate read buffer");
 	target_start(&bench.tgt, room < TARGET_VMAS ? room : TARGET_VMAS);
-	proc_path(path, sizeof(path), bench.tgt.pid, F_MAPS);
-	read_text(path, &bench.text, 0, false);
-	parse_maps(&bench.text, &bench.shape);
-	bench.tgt.vmas = bench.shape.lines;
+	read_text(bench.tgt.pid, F_MAPS, &bench.text, 0, false);
+	bench.tgt.vmas = parse_maps(&bench.text, &bench.disordered);
 	ksft_print_msg("target: vmas=%ld baseline_vmas=%ld mapped=%ld locked=%ld\n",
-		       bench.tgt.vmas, bench.tgt.baseline, bench.tgt.created,
-		       bench.tgt.locked);
-	if (bench.tgt.created < MIN_VMAS)
+		       bench.tgt.vmas, bench.tgt.ack.baseline,
+		       bench.tgt.ack.created, bench.tgt.ack.locked);
+	if (bench.tgt.ack.created < MIN_VMAS)
 		ksft_exit_skip("too few mappings allowed for a cost measurement\n");
 	check_consistency();
 	measure_churn();
@@ -1422,11 +1334,13 @@ int main(int argc, char **argv)
 
 	ksft_set_plan(ARRAY_SIZE(checks));
 	for (i = 0; i < ARRAY_SIZE(checks); i++) {
-		reason = NULL;
-		result = checks[i].judge(&checks[i], &reason);
-		intro_report(checks[i].name, result, reason);
+		skip_reason = NULL;
+		result = checks[i].judge(&checks[i]);
+		intro_report(checks[i].name, result, skip_reason);
 	}
-	target_stop(&bench.tgt);
+	close(bench.tgt.cmd_fd);
+	close(bench.tgt.ack_fd);
+	intro_kill_wait(bench.tgt.pid);
 	ksft_print_msg("run: spent_s=%.2f budget_s=%.1f\n",
 		       intro_budget_spent_s(&bench.budget),
 		       BUDGET_S * bench.opts.scale);
