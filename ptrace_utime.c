@@ -244,6 +244,7 @@ static void child_main(const struct kind_cfg *k, int cpu, unsigned int seed)
 /* SIGALRM only interrupts wait4() (no SA_RESTART): a hung child ends */
 static void on_alarm(int sig)
 {
+	(void)sig;
 }
 
 static double tv_ns(const struct timeval *tv)
