@@ -116,7 +116,8 @@ double intro_quantile(const double *v, size_t n, double q, bool sorted)
 	return r;
 }
 
-double intro_theil_sen(const double *x, const double *y, size_t n)
+double intro_theil_sen(const double *x, const double *y, const double *s,
+		       double tol, size_t n, size_t min_pairs)
 {
 	size_t i, j, m = 0;
 	double *slope, r;
@@ -128,9 +129,10 @@ double intro_theil_sen(const double *x, const double *y, size_t n)
 		ksft_exit_fail_perror("statistics");
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++)
-			if (x[j] != x[i])
+			if (x[j] != x[i] &&
+			    (!s || fabs(s[j] - s[i]) <= tol * s[i]))
 				slope[m++] = (y[j] - y[i]) / (x[j] - x[i]);
-	r = intro_median(slope, m, false);
+	r = m && m >= min_pairs ? intro_median(slope, m, false) : NAN;
 	free(slope);
 	return r;
 }

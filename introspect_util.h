@@ -90,12 +90,15 @@ static inline double intro_median(const double *v, size_t n, bool sorted)
 /*
  * intro_theil_sen() - the Theil-Sen slope of @y against @x (@n points, any
  * units): the median of the slopes of every pair of points with distinct x
- * (Sen, JASA 63, 1968). Points far off the line (up to about 29 % of them)
- * barely move it, unlike a least-squares fit. Time and memory grow as n^2:
- * meant for at most a few hundred points. Return: the slope, NAN when fewer
- * than two points have distinct x.
+ * (Sen, JASA 63, 1968), here only of the pairs whose @s (a third figure of
+ * each point, > 0; NULL: any) differ by at most @tol of the first's.
+ * Points far off the line (up to about 29 % of them) barely move it,
+ * unlike a least-squares fit. Time and memory grow as n^2: meant for at
+ * most a few hundred points. Return: the slope, NAN with fewer than
+ * @min_pairs (at least 1) pairs.
  */
-double intro_theil_sen(const double *x, const double *y, size_t n);
+double intro_theil_sen(const double *x, const double *y, const double *s,
+		       double tol, size_t n, size_t min_pairs);
 
 /*
  * intro_print_log2_hist() - the evidence a failed check shows: one line

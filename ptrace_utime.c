@@ -340,34 +340,16 @@ static int trace_child(pid_t pid, struct run *r, int *st, struct rusage *ru)
 }
 
 /*
- * The Theil-Sen slope of @y on @x over the pairs of points whose speeds
- * @s agree within RATE_SAME_SPEED: an emulator's host that runs the CPU
- * slowly for a while lengthens a syscall's runtime (@y - @x) with the
- * user work beside it, which tilts a slope across speeds upwards. NAN
- * with fewer than RATE_MIN_POINTS such pairs.
- */
-static double same_speed_slope(const double *x, const double *y,
-			       const double *s, unsigned long n)
-{
-	static double slope[RATE_MAX_POINTS * (RATE_MAX_POINTS - 1) / 2];
-	unsigned long i, j, k = 0;
-
-	for (i = 0; i < n; i++)
-		for (j = i + 1; j < n; j++)
-			if (x[j] != x[i] &&
-			    fabs(s[j] - s[i]) <= RATE_SAME_SPEED * s[i])
-				slope[k++] = (y[j] - y[i]) / (x[j] - x[i]);
-	return k >= RATE_MIN_POINTS ? intro_median(slope, k, false) : NAN;
-}
-
-/*
  * The truth: per segment, its length by the child's clock, or the runtime
  * gained across it if that is less: then the child waited for the CPU (or
- * the host took it) inside the segment. The runtime rate: the slope
- * (above) of the runtime gained on the segment's length, over the segments
+ * the host took it) inside the segment. The runtime rate: the Theil-Sen
+ * slope of the runtime gained on the segment's length, over the segments
  * no longer than PREEMPTED x their iterations at the median ns per
  * iteration, plus PREEMPT_SLACK_NS (a preemption is a slice of another
- * task, ms long; an interrupt adds us, and is the child's runtime).
+ * task, ms long; an interrupt adds us, and is the child's runtime), and
+ * only between segments whose ns per iteration agree: an emulator's host
+ * that runs the CPU slowly for a while lengthens a syscall's runtime with
+ * the user work beside it, which tilts a slope across speeds upwards.
  */
 static void derive(const struct child_log *log, struct run *r, bool rate)
 {
@@ -400,7 +382,8 @@ static void derive(const struct child_log *log, struct run *r, bool rate)
 		y[k++] = (double)(p[i + 1].runtime_ns - p[i].runtime_ns);
 	}
 	if (k >= RATE_MIN_POINTS)
-		r->rate = same_speed_slope(x, y, s, k);
+		r->rate = intro_theil_sen(x, y, s, RATE_SAME_SPEED, k,
+					  RATE_MIN_POINTS);
 }
 
 /* One child of kind @k: fork, (trace), reap, derive. */

@@ -67,13 +67,33 @@ static void test_theil_sen(void)
 	const double x[] = { 1, 2, 3, 4, 5 }, line[] = { 5, 7, 9, 11, 13 };
 	const double off[] = { 5, 7, 9, 11, 1000 }, same[] = { 4, 4, 4 };
 
-	expect("theil_sen_line", intro_theil_sen(x, line, 5), 2);
-	expect("theil_sen_outlier", intro_theil_sen(x, off, 5), 2);
-	expect("theil_sen_two_points", intro_theil_sen(x + 1, off + 3, 2),
-	       989);
-	expect("theil_sen_one_point_is_nan", intro_theil_sen(x, line, 1), NAN);
-	expect("theil_sen_equal_x_is_nan", intro_theil_sen(same, line, 3),
-	       NAN);
+	expect("theil_sen_line", intro_theil_sen(x, line, NULL, 0, 5, 1), 2);
+	expect("theil_sen_outlier", intro_theil_sen(x, off, NULL, 0, 5, 1), 2);
+	expect("theil_sen_two_points",
+	       intro_theil_sen(x + 1, off + 3, NULL, 0, 2, 1), 989);
+	expect("theil_sen_one_point_is_nan",
+	       intro_theil_sen(x, line, NULL, 0, 1, 1), NAN);
+	expect("theil_sen_equal_x_is_nan",
+	       intro_theil_sen(same, line, NULL, 0, 3, 1), NAN);
+}
+
+/*
+ * Two speeds: x = 1-3 at speed 1 on y = 2x, x = 4-6 at speed 2 on
+ * y = 2x + 60. The 6 pairs within a speed have slope 2; the 9 across have
+ * 2 + 60 / (j - i): 14, 17, 17, 22, 22, 22, 32, 32, 62. Across all 15 the
+ * median (the 8th) is 17; within each speed exactly 2; with fewer than the
+ * pairs asked for, NAN.
+ */
+static void test_theil_sen_same_speed(void)
+{
+	const double x[] = { 1, 2, 3, 4, 5, 6 };
+	const double y[] = { 2, 4, 6, 68, 70, 72 }, s[] = { 1, 1, 1, 2, 2, 2 };
+
+	expect("theil_sen_across_speeds",
+	       intro_theil_sen(x, y, NULL, 0, 6, 1), 17);
+	expect("theil_sen_same_speed", intro_theil_sen(x, y, s, 0.02, 6, 1), 2);
+	expect("theil_sen_too_few_pairs_is_nan",
+	       intro_theil_sen(x, y, s, 0.02, 6, 7), NAN);
 }
 
 /* below 2 in the first bucket, powers of two start a bucket */
@@ -118,7 +138,7 @@ int main(void)
 	memcpy(keep, odd, sizeof(odd));
 
 	ksft_print_header();
-	ksft_set_plan(21);
+	ksft_set_plan(24);
 
 	expect("median_odd", intro_median(odd, 5, false), 5);
 	expect("median_even", intro_median(even, 4, false), 2.5);
@@ -150,6 +170,7 @@ int main(void)
 	intro_report("sort_ascending", seq[0] == 0 && seq[50] == 50 &&
 		     seq[100] == 100 ? KSFT_PASS : KSFT_FAIL, NULL);
 	test_theil_sen();
+	test_theil_sen_same_speed();
 	test_log2_hist();
 	ksft_finished();
 }
