@@ -146,6 +146,13 @@ class RawCosts(unittest.TestCase):
         for k in ("exits_per_block", "exits_per_cpu", "vmas", "rounds"):
             self.assertFalse(compare.COMPARED.search(k), k)
 
+    def test_extremes_not_compared(self):
+        # a run's extreme rounds follow the machine, its median the kernel
+        for k in ("min_ratio", "max_ratio", "min_rate", "max_rate"):
+            self.assertTrue(compare.SKIPPED.search(k), k)
+        for k in ("ratio_min", "median_ratio", "max_excess_us", "rate"):
+            self.assertFalse(compare.SKIPPED.search(k), k)
+
     def test_copy_compared_once(self):
         out = io.StringIO()
         a = [r for i in range(5) for r in compare.read(write(smaps(7.5 + i / 100)))]
