@@ -96,6 +96,24 @@ class Rule(unittest.TestCase):
         self.assertFalse(compare.marked(a[:4], [x * 1.2 for x in a[:4]]))	# too few runs
         self.assertFalse(compare.marked(a, [x * 1.2 for x in a], [0.9, 1.0, 1.1, 1.2, 1.3]))
 
+    def test_raw_cost_floor(self):
+        # a time moves with the machine's speed, which the ratio cancels:
+        # it is marked only beyond TIME_FLOOR_PCT, a ratio beyond FLOOR_PCT
+        self.assertEqual(compare.floor_pct("request_us"), compare.TIME_FLOOR_PCT)
+        self.assertEqual(compare.floor_pct("maps_us_per_vma"), compare.TIME_FLOOR_PCT)
+        self.assertEqual(compare.floor_pct("ratio"), compare.FLOOR_PCT)
+        self.assertGreater(compare.TIME_FLOOR_PCT, compare.FLOOR_PCT)
+        out = io.StringIO()
+        a = [r for i in range(5) for r in compare.read(write(own(2.3 + i / 100, 40 + i / 10)))]
+        b = [r for i in range(5) for r in compare.read(write(own(2.645 + i / 100, 46 + i / 10)))]
+        rc, n, marks = compare.compare(a, b, out=out)
+        last = out.getvalue().splitlines()[-1]
+        self.assertEqual((rc, marks), (1, 1))		# +15 %: the ratio, not request_us
+        self.assertIn("same_cpu_request_median:ratio", last)
+        self.assertNotIn("request_us", last)
+        b = [r for i in range(5) for r in compare.read(write(own(2.3 + i / 100, 50 + i / 10)))]
+        self.assertEqual(compare.compare(a, b, out=out)[2], 1)	# +25 %: request_us
+
     def test_direction(self):
         keys = {"ratio", "bound", "request_us"}
         self.assertEqual(compare.worse(keys, "ratio"), +1)
@@ -128,10 +146,17 @@ class RawCosts(unittest.TestCase):
         for k in ("exits_per_block", "exits_per_cpu", "vmas", "rounds"):
             self.assertFalse(compare.COMPARED.search(k), k)
 
+    def test_extremes_not_compared(self):
+        # a run's extreme rounds follow the machine, its median the kernel
+        for k in ("min_ratio", "max_ratio", "min_rate", "max_rate"):
+            self.assertTrue(compare.SKIPPED.search(k), k)
+        for k in ("ratio_min", "median_ratio", "max_excess_us", "rate"):
+            self.assertFalse(compare.SKIPPED.search(k), k)
+
     def test_copy_compared_once(self):
         out = io.StringIO()
         a = [r for i in range(5) for r in compare.read(write(smaps(7.5 + i / 100)))]
-        b = [r for i in range(5) for r in compare.read(write(smaps(9.0 + i / 100)))]
+        b = [r for i in range(5) for r in compare.read(write(smaps(10.0 + i / 100)))]
         rc, n, marks = compare.compare(a, b, out=out)
         text = out.getvalue()
         self.assertEqual(rc, 1)
