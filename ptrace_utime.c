@@ -114,7 +114,7 @@
  */
 #define RATE_LO		0.97
 #define RATE_HI		1.08
-#define RATE_MIN_POINTS	32	/* unpreempted segments a child must have */
+#define RATE_MIN_POINTS	32	/* unpreempted segments, and same-speed pairs */
 #define RATE_MAX_POINTS	256	/* Theil-Sen takes n^2 / 2 slopes */
 #define RATE_SAME_SPEED	0.02	/* a pair's ns per iteration agree within */
 #define PREEMPTED	1.5
