@@ -188,7 +188,7 @@ class Verdicts(unittest.TestCase):
         rc, last = self.run_compare([own(2.3 + i / 100, 40) for i in range(5)],
                                     [own(2.3 + i / 100, 40) for i in range(5)])
         self.assertEqual(rc, 0)
-        self.assertTrue(last.startswith("nothing moved"), last)
+        self.assertTrue(last.startswith("nothing marked"), last)
 
     def test_marked_worse(self):
         rc, last = self.run_compare([own(2.3 + i / 100, 40 + i) for i in range(5)],
