@@ -207,6 +207,30 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("same_cpu_request_median", last)
 
+    def test_fails_more_p(self):
+        # hypergeometric tails by hand: C(5,1)/C(10,6), C(7,1)/C(14,8)
+        self.assertAlmostEqual(compare.fails_more_p(1, 5, 5, 5), 5 / 210)
+        self.assertAlmostEqual(compare.fails_more_p(1, 7, 7, 7), 7 / 3003)
+        # as often on both sides: 1 - (C(5,4) + C(5,1)C(5,3)) / C(10,4)
+        self.assertAlmostEqual(compare.fails_more_p(2, 5, 2, 5), 155 / 210)
+        self.assertAlmostEqual(compare.fails_more_p(0, 5, 0, 5), 1.0)
+
+    def test_fails_more_often(self):
+        base = [own(2.3, 40, fail=i == 0) for i in range(7)]
+        rc, last = self.run_compare(base, [own(2.3, 40, fail=True) for _ in range(7)])
+        self.assertEqual(rc, 1)
+        self.assertIn("same_cpu_request_median", last)
+        # the same set of verdicts on both sides: 1 of 8 against 7 of 8
+        # (p = 0.005) fails more often, 1 of 7 against 6 of 7 (0.015) not
+        rc, last = self.run_compare(base + [own(2.3, 40)],
+                                    [own(2.3, 40, fail=i > 0) for i in range(8)])
+        self.assertEqual(rc, 1)
+        rc, last = self.run_compare(base, [own(2.3, 40, fail=i > 0) for i in range(7)])
+        self.assertEqual(rc, 0)
+        # 1 of 5 against 5 of 5: p = 0.024, not below 0.01
+        rc, last = self.run_compare(base[:5], [own(2.3, 40, fail=True) for _ in range(5)])
+        self.assertEqual(rc, 0)
+
 
 if __name__ == "__main__":
     unittest.main()
