@@ -572,9 +572,10 @@ void intro_print_env(const struct intro_opts *opts)
 {
 	uint64_t j = intro_jiffy_ns();
 	int cpus[INTRO_MAX_CPUS];
-	char hv[16], nohz[128];
+	char hv[16], nohz[128], self[32];
 	const char *cputime = "tick";
 	struct utsname u;
+	ssize_t n;
 
 	/* kernel/sched/cputime.c: vtime accounting runs on nohz_full CPUs */
 	if (intro_read_file("/sys/devices/system/cpu/nohz_full", nohz,
@@ -592,6 +593,12 @@ void intro_print_env(const struct intro_opts *opts)
 	ksft_print_msg("env: hypervisor=%s preempt=%s cputime=%s scale=%.2f requested_scale=%.2f\n",
 		       hv, intro_preempt_model(), cputime, opts->scale,
 		       opts->requested_scale);
+	/* /proc/self names the caller in the PID namespace /proc was mounted for */
+	n = readlink("/proc/self", self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = '\0';
+	if (atoi(self) != getpid())
+		ksft_exit_skip("/proc is not mounted for this PID namespace (self %s, pid %d)\n",
+			       self, getpid());
 }
 
 /* true if @word is "key=nan" or "key=inf" (either sign): not measured */

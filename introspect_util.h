@@ -237,6 +237,9 @@ const char *intro_preempt_model(void);
  * judged under: kernel release, jiffy and HZ, usable CPUs, hypervisor
  * (x86 CPUID leaf 0x40000000), preempt model, cputime accounting (tick,
  * or vtime on nohz_full CPUs) and --scale. Call after ksft_print_header().
+ * Then skips the program when /proc is not mounted for the caller's PID
+ * namespace (unshare -p without a new proc): each program reads its
+ * children's /proc/PID files.
  */
 void intro_print_env(const struct intro_opts *opts);
 
