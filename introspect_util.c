@@ -227,6 +227,8 @@ void intro_parse_opts(int argc, char **argv, const struct intro_prog *prog,
 		goto bad;
 	opts->requested_scale = opts->scale;
 	opts->scale = fmax(prog->min_scale, fmin(prog->max_scale, opts->scale));
+	/* SIG_IGN survives exec and would reap every child before wait4() */
+	signal(SIGCHLD, SIG_DFL);
 	return;
 bad:
 	fprintf(stderr, "%s: invalid arguments\n", argv[0]);

@@ -145,7 +145,9 @@ struct intro_opts {
  * prints the usage to stderr and exits 1. --force-fail=CHECK|all turns
  * the verdict of that check into a FAIL (figures unchanged): it tests
  * how a failure reaches CI's logs and is never on by default. A CHECK
- * that @prog->usage does not name is a bad argument.
+ * that @prog->usage does not name is a bad argument. It also sets SIGCHLD
+ * to SIG_DFL: a caller that ignored it (inherited across exec) would have
+ * the programs' children reaped before they can wait for them.
  */
 void intro_parse_opts(int argc, char **argv, const struct intro_prog *prog,
 		      struct intro_opts *opts);
@@ -174,6 +176,9 @@ double intro_budget_spent_s(const struct intro_budget *b);
  * runner's timeout kills it. Return: as fork().
  */
 pid_t intro_fork(void);
+
+/* The SKIP reason when fork() or pthread_create() fails with EAGAIN. */
+#define INTRO_NO_TASK	"task limit: thread or process creation refused (EAGAIN)"
 
 /*
  * intro_kill_wait() - SIGKILL @pid and reap it; a no-op for @pid <= 0,

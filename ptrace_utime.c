@@ -172,6 +172,7 @@ struct run {
 
 static struct child_log *child_log;
 static struct intro_opts opts;
+static bool fork_refused;	/* a child not forked: EAGAIN */
 static unsigned long sink;
 
 static struct {
@@ -400,6 +401,7 @@ static void measure(enum kind k, unsigned int seed, struct run *r)
 	alarm(MAX_WALL_MS / 1000 + WATCHDOG_S);
 	pid = intro_fork();
 	if (pid < 0) {
+		fork_refused |= errno == EAGAIN;
 		alarm(0);
 		return;
 	}
@@ -471,13 +473,15 @@ static double ratio_sigma(const struct pool *p)
 static const char few_runs[] = "too few children completed in the time budget";
 static const char few_ticks[] = "too few ticks to decide";
 static const char in_step[] = "a syscall with its stops takes a jiffy or more";
+/* a rate needs RATE_MIN_POINTS such segments and pairs of them (derive()) */
+static const char few_rates[] = "too few children with enough unpreempted segments at one speed";
 
 /* a figure against [lo, hi], given the runs and the tick spread */
 static void verdict(const char *name, bool runs_ok, double sigma,
 		    double max_sigma, double v, double lo, double hi)
 {
 	if (!runs_ok)
-		intro_report(name, KSFT_SKIP, few_runs);
+		intro_report(name, KSFT_SKIP, fork_refused ? INTRO_NO_TASK : few_runs);
 	else if (!(sigma <= max_sigma))
 		intro_report(name, KSFT_SKIP, few_ticks);
 	else
@@ -617,8 +621,11 @@ static void judge_rate(const char *name, enum kind k)
 	ksft_print_msg("%s: min_rate=%.4f max_rate=%.4f\n", name,
 		       intro_quantile(v, n, 0, false),
 		       intro_quantile(v, n, 1, false));
-	verdict(name, n >= MIN_RUNS, 0, 1, intro_median(v, n, false),
-		RATE_LO, RATE_HI);
+	if (n < MIN_RUNS && pool(k).runs >= MIN_RUNS)
+		intro_report(name, KSFT_SKIP, few_rates);
+	else
+		verdict(name, n >= MIN_RUNS, 0, 1, intro_median(v, n, false),
+			RATE_LO, RATE_HI);
 }
 
 static void check_untraced_rate(const char *name)
@@ -745,6 +752,8 @@ static void setup(void)
 	 */
 	m.fifo = !sched_setscheduler(0, SCHED_FIFO, &sp);
 	measure(TRACED_SHORT, 1, &probe);
+	if (fork_refused)
+		ksft_exit_skip("%s\n", INTRO_NO_TASK);
 	if (!probe.stops)
 		ksft_exit_skip("PTRACE_TRACEME or PTRACE_SYSCALL refused\n");
 	if (!probe.valid)

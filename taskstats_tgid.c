@@ -115,7 +115,7 @@
 #define CGROUP_MAX_DEPTH	16
 #define FORM_MAX_CPUS		3	/* probed: two named, one not */
 
-#define NO_TASK		"task limit: thread or process creation refused (EAGAIN)"
+#define NO_TASK		INTRO_NO_TASK
 #define NO_ROOM		"memory cgroup: under 8 MiB of room for 2 s"
 
 /* ---- netlink --------------------------------------------------------- */

@@ -172,8 +172,16 @@ static long ptrace_req(long request, pid_t pid, void *addr, void *data)
  */
 static __noreturn void tracee(int cpu)
 {
+	sigset_t all;
 	char c;
 
+	/*
+	 * A traced task stops for every signal, even one it ignores
+	 * (SIGWINCH from a terminal), and plain_block() would wait for its
+	 * answer for ever: block them all (SIGSTOP and SIGKILL cannot be).
+	 */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, NULL);
 	if (cpu >= 0 && intro_pin(0, cpu))
 		_exit(TRACEE_PIN_FAILED);
 	if (ptrace_req(PTRACE_TRACEME, 0, NULL, NULL))
@@ -404,6 +412,8 @@ static pid_t start_tracee(int cpu)
 	pid_t pid;
 
 	pid = intro_fork();
+	if (pid < 0 && errno == EAGAIN)
+		ksft_exit_skip("%s\n", INTRO_NO_TASK);
 	if (pid < 0)
 		ksft_exit_fail_perror("fork");
 	if (!pid)
