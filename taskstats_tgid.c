@@ -1213,7 +1213,12 @@ static const struct {
 
 /* ---- main ------------------------------------------------------------ */
 
-/* In the initial @ns namespace, as kthreadd (pid 2) is? -1: cannot tell */
+/*
+ * In the initial @ns namespace, as kthreadd (pid 2) is? -1: cannot tell.
+ * A kernel built without that kind of namespace (CONFIG_NET_NS=n) has
+ * only the initial one and no /proc/PID/ns entry for it
+ * (fs/proc/namespaces.c: ns_entries[]).
+ */
 static int in_initial_ns(const char *ns)
 {
 	struct stat self, init;
@@ -1221,7 +1226,7 @@ static int in_initial_ns(const char *ns)
 
 	snprintf(path, sizeof(path), "/proc/self/ns/%s", ns);
 	if (stat(path, &self))
-		return -1;
+		return errno == ENOENT && !access("/proc/self/ns", F_OK) ? 1 : -1;
 	snprintf(path, sizeof(path), "/proc/2/ns/%s", ns);
 	if (stat(path, &init))
 		return -1;
