@@ -115,7 +115,6 @@
 #define CGROUP_MAX_DEPTH	16
 #define FORM_MAX_CPUS		3	/* probed: two named, one not */
 
-#define NO_TASK		INTRO_NO_TASK
 #define NO_ROOM		"memory cgroup: under 8 MiB of room for 2 s"
 
 /* ---- netlink --------------------------------------------------------- */
@@ -495,7 +494,7 @@ static void group_main(double seconds)
 		shared->threads += n;
 		if (err && err != EAGAIN)
 			shared->failed = 1;
-		why = err ? NO_TASK : NULL;
+		why = err ? INTRO_NO_TASK : NULL;
 		if (!n || intro_now_ns() - t0 > seconds * NSEC_PER_SEC)
 			break;
 	}
@@ -518,7 +517,7 @@ static pid_t run_child(bool group, int cpu, double seconds, struct harvest *h)
 	memset(shared, 0, sizeof(*shared));
 	h->wall_start = time(NULL);
 	pid = intro_fork();
-	shared->no_thread = pid < 0 && errno == EAGAIN ? NO_TASK : NULL;
+	shared->no_thread = pid < 0 && errno == EAGAIN ? INTRO_NO_TASK : NULL;
 	if (shared->no_thread)
 		return 0;
 	if (pid < 0)
@@ -844,7 +843,7 @@ static void cost_phase(int cpu, double seconds)
 			break;
 		a = exit_block_us(&attr, i % 2);
 		b = exit_block_us(&attr, !(i % 2));
-		cost.stopped = !a || !b ? NO_TASK : NULL;
+		cost.stopped = !a || !b ? INTRO_NO_TASK : NULL;
 		if (cost.stopped)
 			break;
 		cost.with_us[i] = i % 2 ? a : b;
@@ -1133,7 +1132,7 @@ static bool form_bug(int i, const char **reason)
 	else if (forms[i].err)
 		return true;
 	else if (forms[i].refused)
-		why = NO_TASK;
+		why = INTRO_NO_TASK;
 	else if (forms[i].off_cpu)
 		why = "a child did not exit on the CPU it was pinned to";
 	else if (forms[i].enobufs || forms[i].drops)
@@ -1246,7 +1245,7 @@ static bool records_delivered(int cpu)
 	bool seen = false;
 
 	if (!pid)
-		ksft_exit_skip("%s\n", NO_TASK);
+		ksft_exit_skip("%s\n", INTRO_NO_TASK);
 	for (i = 0; i < h.n; i++)
 		seen |= !h.recs[i].tgid && h.recs[i].id == (__u32)pid;
 	free(h.recs);
