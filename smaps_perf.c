@@ -270,6 +270,7 @@ static void target_main(long n, int cmd_fd, int ack_fd)
 /*
  * intro_fork() (the child dies with the program) with a command pipe to the
  * child and an answer pipe back, each side's ends in *@cmd_fd, *@ack_fd.
+ * A task limit that refuses the child skips the program.
  */
 static pid_t fork_piped(int *cmd_fd, int *ack_fd)
 {
@@ -279,6 +280,8 @@ static pid_t fork_piped(int *cmd_fd, int *ack_fd)
 	if (pipe2(cmd, O_CLOEXEC) || pipe2(ack, O_CLOEXEC))
 		return -1;
 	pid = intro_fork();
+	if (pid < 0 && errno == EAGAIN)
+		ksft_exit_skip("%s\n", INTRO_NO_TASK);
 	if (pid < 0)
 		return -1;
 	close(pid ? cmd[0] : cmd[1]);
@@ -294,8 +297,6 @@ static void target_start(struct target *t, long n)
 	t->pid = fork_piped(&t->cmd_fd, &t->ack_fd);
 	if (!t->pid)
 		target_main(n, t->cmd_fd, t->ack_fd);
-	if (t->pid < 0 && errno == EAGAIN)
-		ksft_exit_skip("%s\n", INTRO_NO_TASK);
 	if (t->pid < 0 ||
 	    read(t->ack_fd, &t->ack, sizeof(t->ack)) != sizeof(t->ack))
 		ksft_exit_fail_perror("start the target");
@@ -889,8 +890,6 @@ static void churner_start(void)
 	churn.pid = fork_piped(&churn.cmd_fd, &churn.ack_fd);
 	if (!churn.pid)
 		churner_main(churn.ctl, churn.cmd_fd, churn.ack_fd);
-	if (churn.pid < 0 && errno == EAGAIN)
-		ksft_exit_skip("%s\n", INTRO_NO_TASK);
 	if (churn.pid < 0)
 		ksft_exit_fail_perror("fork the churner");
 	if (read(churn.ack_fd, &area, sizeof(area)) != sizeof(area) ||
