@@ -149,8 +149,8 @@ static const struct intro_prog prog = {
 	"  changing_smaps_complete  the same for smaps (and their Rss one page)\n"
 	"  changing_rollup_rss      its smaps_rollup counts the untouched mappings once\n"
 	"\n"
-	"Needs: CONFIG_PROC_PAGE_MONITOR, CONFIG_SHMEM, PROCMAP_QUERY (v6.11) for the\n"
-	"two cost checks; no privilege. Uses up to 4096 mappings within\n"
+	"Needs: CONFIG_PROC_PAGE_MONITOR, CONFIG_TMPFS (memfd_create), PROCMAP_QUERY\n"
+	"(v6.11) for two cost checks; no privilege. Uses up to 4096 mappings within\n"
 	"vm.max_map_count (a few MiB). At most 20 s x scale.\n",
 	.min_scale = 0.25,
 	.max_scale = 1.5,	/* a 30 s budget ends inside a 45 s timeout */
