@@ -171,19 +171,13 @@ static void print_usage(FILE *f, const char *argv0,
 		prog->min_scale, prog->max_scale);
 }
 
-/* true if @text holds @word as a whole word of letters, digits and '_' */
-static bool names_word(const char *text, const char *word)
+/* true if @usage lists @check as its checks are: a line "  check ..." */
+static bool lists_check(const char *usage, const char *check)
 {
-	size_t len = strlen(word);
-	const char *p;
+	char line[128];
 
-	for (p = strstr(text, word); len && p; p = strstr(p + 1, word)) {
-		if ((p == text || !(isalnum((unsigned char)p[-1]) ||
-				    p[-1] == '_')) &&
-		    !(isalnum((unsigned char)p[len]) || p[len] == '_'))
-			return true;
-	}
-	return false;
+	snprintf(line, sizeof(line), "\n  %s ", check);
+	return strstr(usage, line);
 }
 
 void intro_parse_opts(int argc, char **argv, const struct intro_prog *prog,
@@ -223,7 +217,7 @@ void intro_parse_opts(int argc, char **argv, const struct intro_prog *prog,
 		}
 	}
 	if (optind < argc || (force_fail && strcmp(force_fail, "all") &&
-			      !names_word(prog->usage, force_fail)))
+			      !lists_check(prog->usage, force_fail)))
 		goto bad;
 	opts->requested_scale = opts->scale;
 	opts->scale = fmax(prog->min_scale, fmin(prog->max_scale, opts->scale));

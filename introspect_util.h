@@ -145,7 +145,8 @@ struct intro_opts {
  * prints the usage to stderr and exits 1. --force-fail=CHECK|all turns
  * the verdict of that check into a FAIL (figures unchanged): it tests
  * how a failure reaches CI's logs and is never on by default. A CHECK
- * that @prog->usage does not name is a bad argument. It also sets SIGCHLD
+ * that @prog->usage does not list, on a line of its own starting with
+ * two spaces and the name, is a bad argument. It also sets SIGCHLD
  * to SIG_DFL: a caller that ignored it (inherited across exec) would have
  * the programs' children reaped before they can wait for them.
  */
