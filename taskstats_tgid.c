@@ -415,7 +415,10 @@ static void find_room_files(void)
 	} while (++room_levels < CGROUP_MAX_DEPTH && intro_cgroup_parent(dir, top));
 }
 
-/* Bytes this process may still charge: the least limit - usage up the tree. */
+/*
+ * Bytes this process may still charge: the least limit - usage up the tree.
+ * No limit reads "max" (v2) or PAGE_COUNTER_MAX pages, about 2^63 bytes (v1).
+ */
 static long long memcg_room(void)
 {
 	long long room = LLONG_MAX;
@@ -425,7 +428,8 @@ static long long memcg_room(void)
 	for (i = 0; i < room_levels; i++)
 		if (intro_read_file(room_files[i][0], lim, sizeof(lim)) > 0 &&
 		    intro_read_file(room_files[i][1], use, sizeof(use)) > 0 &&
-		    strcmp(lim, "max") && atoll(lim) - atoll(use) < room)
+		    strcmp(lim, "max") && atoll(lim) < (1LL << 62) &&
+		    atoll(lim) - atoll(use) < room)
 			room = atoll(lim) - atoll(use);
 	return room;
 }
@@ -1020,22 +1024,23 @@ static int check_one_tgid(const char *name, const char **reason)
  */
 static int check_sane(const char *name, const char **reason)
 {
+	bool judged = !tally.skip && tally.checked;
+
 	ksft_print_msg("%s: stats_len=%zu header_len=%zu\n", name,
 		       tally.h.stats_len, sizeof(struct taskstats));
-	intro_figures(name, "version=%u checked=%llu bad=%llu tgid_version_zero=%llu",
-		      tally.version, tally.checked, tally.bad_fields,
-		      tally.tgid_version_zero);
-	if (tally.skip || !tally.checked) {
-		*reason = tally.skip ?: "no records of the workload received";
-		return KSFT_SKIP;
-	}
 	if (tally.bad_fields)
 		ksft_print_msg("%s: first_bad=%s first_bad_tid=%u\n", name,
 			       tally.first_bad, tally.first_bad_tid);
-	if (tally.tgid_version_zero)
-		ksft_print_msg("%s: fix_commit=%s\n", name, TGID_VERSION_FIX);
-	if (tally.version == V15)
-		ksft_print_msg("%s: fix_commit=%s\n", name, V15_FIX);
+	/* a fix goes with the figures: LKFT keeps them with the result */
+	intro_figures(name, "version=%u checked=%llu bad=%llu tgid_version_zero=%llu%s%s",
+		      tally.version, tally.checked, tally.bad_fields,
+		      tally.tgid_version_zero,
+		      judged && tally.tgid_version_zero ? " fix_commit=" TGID_VERSION_FIX : "",
+		      judged && tally.version == V15 ? " fix_commit=" V15_FIX : "");
+	if (!judged) {
+		*reason = tally.skip ?: "no records of the workload received";
+		return KSFT_SKIP;
+	}
 	return tally.bad_fields || tally.tgid_version_zero ||
 	       tally.version == V15 ? KSFT_FAIL : KSFT_PASS;
 }
@@ -1055,15 +1060,17 @@ static int check_sums_verdict(const char *name, const char **reason)
 	const struct sum_tally *s = &tally.sums;
 	bool fail = s->over || s->min < SUM_RATIO_MIN;
 
+	bool unjudged = sums_unjudged(reason);
+
 	ksft_print_msg("%s: groups=%llu tgid_times_zero=%d ratio_min_field=%s above_field=%s\n",
 		       name, tally.sum_groups, tally.tgid_times_zero,
 		       s->min_field ?: "none", s->over_field ?: "none");
-	intro_figures(name, "ratio_min=%.4f tgid_above_sum=%llu bound_lo_ratio=%.2f",
-		      s->min, s->over, SUM_RATIO_MIN);
-	if (sums_unjudged(reason))
+	intro_figures(name, "ratio_min=%.4f tgid_above_sum=%llu bound_lo_ratio=%.2f%s",
+		      s->min, s->over, SUM_RATIO_MIN,
+		      !unjudged && fail && tally.tgid_times_zero ?
+		      " fix_subject=" DEAD_THREADS_FIX : "");
+	if (unjudged)
 		return KSFT_SKIP;
-	if (fail && tally.tgid_times_zero)
-		ksft_print_msg("%s: fix_subject=%s\n", name, DEAD_THREADS_FIX);
 	return fail ? KSFT_FAIL : KSFT_PASS;
 }
 
@@ -1188,10 +1195,9 @@ static int check_cpumask(const char *name, const char **reason)
 	}
 	ksft_print_msg("%s: exits_per_cpu=%d off_cpu=%d enobufs=%llu drops=%llu\n",
 		       name, CPUMASK_EXITS_PER_CPU, off_cpu, enobufs, drops);
-	intro_figures(name, "forms=%d forms_wrong=%d nul_forms_wrong=%d refused_einval=%d",
-		      n, wrong, nul_wrong, einval);
-	if (bugs && !nul_wrong)
-		ksft_print_msg("%s: fix_subject=%s\n", name, CPUMASK_FIX);
+	intro_figures(name, "forms=%d forms_wrong=%d nul_forms_wrong=%d refused_einval=%d%s",
+		      n, wrong, nul_wrong, einval,
+		      bugs && !nul_wrong ? " fix_subject=" CPUMASK_FIX : "");
 	if (bugs)
 		return KSFT_FAIL;
 	*reason = unjudged;
