@@ -79,6 +79,15 @@
  */
 #define PSS_DRIFT_MAX_KB	4
 
+/*
+ * A smaps read can also see a PSS that both rollups around it missed: a
+ * process sharing libc started and exited in between (a sum 6 kB above
+ * two equal rollups, once in about 13 runs beside process churn). Sums up
+ * to this far above the rollups pass; a rollup that loses a mapping still
+ * fails on its page counts.
+ */
+#define PSS_HIDDEN_DRIFT_KB	16
+
 /* ---- Sizing and time ------------------------------------------------------ */
 
 #define BUDGET_S		20.0	/* whole run, times --scale */
@@ -642,11 +651,9 @@ static void print_mismatch(const char *check, const char *field,
 
 /*
  * Do the rollups @a, @b agree with the smaps sums @s in between? Page-count
- * fields exactly; PSS fields within the truncation bound of them on either
- * side, widened by the drift d between the rollups to [min - bound - d,
- * max + bound + d]: exec and exit elsewhere move the PSS of shared pages
- * during the smaps read, and can move it back before the second rollup (a
- * sum 6 kB above two equal rollups has been seen). Pss against its parts
+ * fields exactly; PSS fields 0 <= rollup - sum <= bound (truncation), from
+ * the drift d between the rollups and PSS_HIDDEN_DRIFT_KB widened to
+ * [min - bound - d, max + PSS_HIDDEN_DRIFT_KB + d]; Pss against its parts
  * within PSS_PARTS_SLACK_KB. Prints what disagrees as evidence of @check;
  * returns how many.
  */
@@ -667,7 +674,9 @@ static int rollup_mismatches(const char *check, const struct kb_sums *a,
 		sum = (long long)s->kb[i];
 		bound = fields[i].kind == K_PSS ? s->frac_pss :
 			fields[i].kind == K_SWAP_PSS ? s->frac_swap_pss : 0;
-		if (s->seen[i] && sum >= lo - bound - d && sum <= hi + bound + d)
+		if (s->seen[i] && sum >= lo - bound - d &&
+		    sum <= hi + d + (fields[i].kind == K_EXACT ? 0 :
+				     PSS_HIDDEN_DRIFT_KB))
 			continue;
 		bad++;
 		print_mismatch(check, fields[i].name, lo, sum, bound, d);
