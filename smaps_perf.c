@@ -651,11 +651,11 @@ static void print_mismatch(const char *check, const char *field,
 
 /*
  * Do the rollups @a, @b agree with the smaps sums @s in between? Page-count
- * fields exactly; PSS fields 0 <= rollup - sum <= bound (truncation), from
- * the drift d between the rollups and PSS_HIDDEN_DRIFT_KB widened to
- * [min - bound - d, max + PSS_HIDDEN_DRIFT_KB + d]; Pss against its parts
- * within PSS_PARTS_SLACK_KB. Prints what disagrees as evidence of @check;
- * returns how many.
+ * fields exactly; PSS fields 0 <= rollup - sum <= bound (truncation), the
+ * window widened by the drift d between the rollups and, above, by
+ * PSS_HIDDEN_DRIFT_KB: [min - bound - d, max + PSS_HIDDEN_DRIFT_KB + d].
+ * Pss against its parts within PSS_PARTS_SLACK_KB. Prints what disagrees
+ * as evidence of @check; returns how many.
  */
 static int rollup_mismatches(const char *check, const struct kb_sums *a,
 			     const struct kb_sums *b, const struct kb_sums *s)

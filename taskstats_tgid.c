@@ -1059,7 +1059,6 @@ static int check_sums_verdict(const char *name, const char **reason)
 {
 	const struct sum_tally *s = &tally.sums;
 	bool fail = s->over || s->min < SUM_RATIO_MIN;
-
 	bool unjudged = sums_unjudged(reason);
 
 	ksft_print_msg("%s: groups=%llu tgid_times_zero=%d ratio_min_field=%s above_field=%s\n",
