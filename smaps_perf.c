@@ -82,7 +82,7 @@
 /*
  * A smaps read can also see a PSS that both rollups around it missed: a
  * process sharing libc started and exited in between (a sum up to 6 kB
- * above two equal rollups, 3 times in 21 runs beside process churn). Sums
+ * above two equal rollups, 3 times in about 21 runs beside churn). Sums
  * up to this far above the rollups pass; a rollup that loses a mapping
  * still fails on its page counts.
  */
