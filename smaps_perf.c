@@ -13,7 +13,12 @@
  * walk of the same VMAs by the same reader, the two timed next to each other
  * in rounds (median of the per-round ratios), so that load, priority and
  * emulation slow both alike: maps and smaps_rollup against PROCMAP_QUERY
- * (the VMA lookup without seq_file and formatting), smaps against maps.
+ * (the VMA lookup and its name without seq_file and formatting), smaps
+ * against maps. A read() returns a page of text, dozens of VMAs, the
+ * reference one VMA per ioctl(), and a syscall's entry and exit costs 0.1
+ * to 3 us from one machine to the next (PTI, IBRS, paravirtualized guests):
+ * each walk sheds its syscalls at the cost of null PROCMAP_QUERY ioctl()s
+ * timed between its chunks.
  * smaps_rollup equals the sum over the smaps entries; maps lists every VMA
  * once, in order.
  *
@@ -26,6 +31,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,29 +47,35 @@
 /* ---- Bounds --------------------------------------------------------------- */
 
 /*
- * Each cost bound sits 25-33 % above the highest healthy median (natively
- * and under qemu TCG, lab/README), below what twice the cost per VMA reads;
- * below the lower bound the file stopped printing (or walking).
- * maps/query: healthy 1.18-1.44, twice the maps cost 2.4; arm64 (TCG) reads
- * 0.79-0.91 healthy and 1.59-1.82 at twice the cost, caught on some boots
- * only: a lower bound would meet x86_64's healthy 1.40 (TCG, HZ=1000).
+ * Cost bounds, on ratios of costs less their syscalls (lab/data/grid.tsv:
+ * natively with syscalls of 1.1 to 4.5 us, and under qemu TCG on x86_64,
+ * x86_64 with PTI, arm64 and armhf). Each upper bound sits above every
+ * healthy median and below twice the lowest: a walk twice as slow per VMA
+ * doubles its ratio. Below a lower bound the file stopped printing (or
+ * walking) its VMAs.
+ * maps/query: healthy 0.65-1.04, so at most 1.6 times the maps cost passes.
  */
-#define MAPS_MIN_RATIO		0.6
-#define MAPS_MAX_RATIO		1.8
+#define MAPS_MIN_RATIO		0.3
+#define MAPS_MAX_RATIO		1.3
 
 /*
- * smaps/maps: healthy 4.8-6.4 (formatting weighs more under TCG), twice the
- * smaps cost 9.6; a maps twice as slow (also in smaps) lowers it to 2.1.
+ * smaps/maps: healthy 3.7-6.5 (formatting weighs more under TCG), at most
+ * 1.8 times the smaps cost passes; a maps twice as slow (also in smaps)
+ * lowers it to about 2.2.
  */
 #define SMAPS_MIN_RATIO		1.5
 #define SMAPS_MAX_RATIO		8.5
 
+/* smaps_rollup/query: healthy 0.24-0.44, at most 1.6 times the walk passes. */
+#define ROLLUP_MIN_RATIO	0.1
+#define ROLLUP_MAX_RATIO	0.55
+
 /*
- * smaps_rollup/query: healthy 0.46-0.68, twice the rollup's walk 0.92; arm64
- * (TCG) 0.38-0.48 healthy, 0.76-0.95 at twice the walk, as for maps.
+ * A reference walk must keep this share of its time beyond its syscalls
+ * (0.11 with 4.5 us syscalls, 0.7 under TCG), or the difference is mostly
+ * the noise of its null calls.
  */
-#define ROLLUP_MIN_RATIO	0.25
-#define ROLLUP_MAX_RATIO	0.85
+#define REF_NET_MIN		0.05
 
 /*
  * Pss_Anon + Pss_File + Pss_Shmem against Pss: every page adds to Pss and to
@@ -110,6 +122,7 @@
 #define CHURN_MAX_READS		200	/* of each file, under change */
 #define CHURN_MIN_READS		3	/* under change, to judge a file */
 #define CHURN_ROLLUP_READS	64	/* per changing round: one read() each */
+#define CHUNK_CALLS		32	/* syscalls timed between two null chunks */
 
 #ifndef PROCMAP_QUERY
 /* include/uapi/linux/fs.h of v6.11, for older headers */
@@ -142,12 +155,14 @@ static const struct intro_prog prog = {
 	"\n"
 	"A target maps one page 4096 times; each cost is the reader's CPU per VMA\n"
 	"against a reference walk of the same VMAs, timed next to each other in\n"
-	"rounds (median of the per-round ratios). A second target changes while read.\n"
+	"rounds (median of the per-round ratios), each less its syscalls at the\n"
+	"cost of a null PROCMAP_QUERY (null_call_us). A second target changes\n"
+	"while read.\n"
 	"\n"
 	"Checks:\n"
-	"  maps_cost                maps / PROCMAP_QUERY over the VMAs in 0.6..1.8\n"
+	"  maps_cost                maps / PROCMAP_QUERY over the VMAs in 0.3..1.3\n"
 	"  smaps_vs_maps_cost       smaps / maps in 1.5..8.5\n"
-	"  smaps_rollup_cost        smaps_rollup / PROCMAP_QUERY in 0.25..0.85\n"
+	"  smaps_rollup_cost        smaps_rollup / PROCMAP_QUERY in 0.1..0.55\n"
 	"  rollup_equals_smaps_sum  smaps_rollup fields equal the smaps sums (PSS\n"
 	"                           within one kB per entry)\n"
 	"  vma_count                maps lists every mapping once, in order; smaps\n"
@@ -171,7 +186,7 @@ static const char * const file_names[NR_FILES] = {
 	"maps", "smaps", "smaps_rollup",
 };
 
-/* What is timed in a round: the three files, then the references. */
+/* What is timed in a round: the three files, then the reference. */
 enum cost_kind { C_MAPS, C_SMAPS, C_ROLLUP, C_QUERY, NR_COSTS };
 
 static const char * const cost_keys[NR_COSTS] = {
@@ -532,7 +547,9 @@ struct smaps_bench {
 	struct text text;
 	int rounds;
 	int rounds_max;
-	double cpu_ns[NR_COSTS][2 * ROUNDS];	/* reader CPU by cost, round */
+	/* reader CPU by cost and round: the walk's syscalls, as many nulls */
+	double cpu_ns[NR_COSTS][2 * ROUNDS], null_ns[NR_COSTS][2 * ROUNDS];
+	long calls[NR_COSTS];		/* read()s or ioctl()s of the last walk */
 	bool no_query;		/* PROCMAP_QUERY: ENOTTY */
 	/* consistency */
 	struct kb_sums rollup, sum, rollup2;	/* rollup, smaps, rollup */
@@ -543,69 +560,95 @@ struct smaps_bench {
 
 static struct smaps_bench bench;
 
-/* Read @path to the end in READ_BUF_BYTES read()s; 0 or -1. */
-static int read_whole(const char *path)
+/*
+ * A null call beside each syscall of a walk: a read() of no bytes
+ * (seq_read_iter() returns at once), or a PROCMAP_QUERY with an unknown
+ * query flag, which do_procmap_query() refuses with -EINVAL after copying
+ * the query in and before it takes the mm. Either leaves the syscall's
+ * entry, exit and dispatch on the same file.
+ * Return: 0, or -1 with errno set.
+ */
+static int null_call(int fd, bool query)
 {
-	ssize_t n;
-	int fd;
+	struct procmap_query *q = (struct procmap_query *)bench.at;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	while ((n = read(fd, bench.at, READ_BUF_BYTES)) > 0)
-		;
-	close(fd);
-	return n < 0 ? -1 : 0;
+	if (!query)
+		return read(fd, bench.at, 0) ? -1 : 0;
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->query_flags = 1ULL << 63;
+	if (!ioctl(fd, PROCMAP_QUERY, q))
+		errno = EPROTO;
+	return errno == EINVAL ? 0 : -1;
 }
 
 /*
- * A reference walk: every VMA of the target by PROCMAP_QUERY on its maps
- * (do_procmap_query(): VMA lookup and its fields, no seq_file and no
- * formatting). 0, or -1 with errno set.
+ * One syscall of walk @c on @fd: a read() of READ_BUF_BYTES, or the
+ * PROCMAP_QUERY of the VMA at or after *@addr with its name.
+ * Return: > 0 to go on, 0 at the end, -1 with errno set.
  */
-static int query_walk(const char *maps)
+static int walk_call(int fd, enum cost_kind c, __u64 *addr)
 {
 	struct procmap_query *q = (struct procmap_query *)bench.at;
-	__u64 addr = 0;
-	int fd, err = 0;
+	ssize_t n;
 
-	fd = open(maps, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	for (;;) {
-		memset(q, 0, sizeof(*q));
-		q->size = sizeof(*q);
-		q->query_flags = PROCMAP_QUERY_COVERING_OR_NEXT_VMA;
-		q->query_addr = addr;
-		if (ioctl(fd, PROCMAP_QUERY, q)) {
-			err = errno == ENOENT ? 0 : errno;
-			break;
-		}
-		addr = q->vma_end;
+	if (c != C_QUERY) {
+		n = read(fd, bench.at, READ_BUF_BYTES);
+		return n > 0 ? 1 : n;
 	}
-	close(fd);
-	errno = err;
-	return err ? -1 : 0;
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->query_flags = PROCMAP_QUERY_COVERING_OR_NEXT_VMA;
+	q->query_addr = *addr;
+	q->vma_name_size = PATH_MAX;
+	q->vma_name_addr = (__u64)(uintptr_t)(q + 1);
+	if (ioctl(fd, PROCMAP_QUERY, q))
+		return errno == ENOENT ? 0 : -1;
+	*addr = q->vma_end;
+	return 1;
 }
 
-/* Time one of the costs of a round on the target: reader CPU ns. */
-static double time_cost(enum cost_kind c)
+/*
+ * Walk @c of round @r on the target: its file read to the end, or every
+ * VMA by PROCMAP_QUERY on its maps (do_procmap_query(): VMA lookup, its
+ * fields and its name, no seq_file and no formatting). Chunks of
+ * CHUNK_CALLS syscalls are timed, each followed by as many null calls
+ * timed apart, so the nulls see the same moments of the machine and the
+ * clock reads fall alike into both.
+ * Return: 0, or -1 with errno set (ENOTTY: no PROCMAP_QUERY).
+ */
+static int walk(enum cost_kind c, int r)
 {
-	uint64_t t0;
+	bool query = c == C_QUERY;
+	uint64_t t0, t1, t2;
 	char path[PATH_LEN];
-	int err;
+	int fd, i, n, ret = 1;
+	__u64 addr = 0;
 
 	proc_path(path, sizeof(path), bench.tgt.pid,
-		  c == C_QUERY ? F_MAPS : (enum file_kind)c);
-	t0 = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	err = c == C_QUERY ? query_walk(path) : read_whole(path);
-	if (err && c == C_QUERY && errno == ENOTTY) {
-		bench.no_query = true;
-		return NAN;
+		  query ? F_MAPS : (enum file_kind)c);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	bench.cpu_ns[c][r] = 0;
+	bench.null_ns[c][r] = 0;
+	bench.calls[c] = 0;
+	while (ret > 0) {
+		t0 = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		for (n = 0; n < CHUNK_CALLS && ret > 0; n++)
+			ret = walk_call(fd, c, &addr);
+		t1 = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		for (i = 0; i < n && !null_call(fd, query); i++)
+			;
+		t2 = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		if (i < n)
+			ret = -1;
+		bench.cpu_ns[c][r] += t1 - t0;
+		bench.null_ns[c][r] += t2 - t1;
+		bench.calls[c] += n;
 	}
-	if (err)
-		ksft_exit_fail_perror(cost_keys[c]);
-	return (double)(intro_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0);
+	close(fd);
+	return ret;
 }
 
 /*
@@ -620,25 +663,27 @@ static void measure_costs(void)
 {
 	int r, k, c;
 
-	bench.at = bench.buf;
-	for (c = 0; c < NR_COSTS; c++)
-		time_cost(c);	/* warm the caches */
-	for (r = 0; r < bench.rounds_max; r++) {
-		if (r && intro_budget_left_ns(&bench.budget) < bench.reserve_ns)
+	/* round -1 warms the caches, and round 0 overwrites it */
+	for (r = -1; r < bench.rounds_max; r++) {
+		if (r > 0 && intro_budget_left_ns(&bench.budget) < bench.reserve_ns)
 			break;
-		bench.at = bench.buf + (r % SLOTS) * (bench.page_size + 256);
+		bench.at = bench.buf + ((r + SLOTS) % SLOTS) * (bench.page_size + 256);
 		for (k = 0; k < NR_COSTS; k++) {
 			c = round_order[r % 2 ? NR_COSTS - 1 - k : k];
-			bench.cpu_ns[c][r] = time_cost(c);
+			if (!walk(c, r < 0 ? 0 : r))
+				continue;
+			if (errno != ENOTTY)
+				ksft_exit_fail_perror(cost_keys[c]);
+			bench.no_query = true;
 		}
-		bench.rounds++;
+		bench.rounds = r + 1;
 	}
 }
 
-static double us_per_vma(int c)
+/* Cost @c of round @r without its syscalls' entry and exit: ns. */
+static double net_ns(int c, int r)
 {
-	return intro_median(bench.cpu_ns[c], bench.rounds, false) /
-	       bench.tgt.vmas / NSEC_PER_USEC;
+	return bench.cpu_ns[c][r] - bench.null_ns[c][r];
 }
 
 static void print_mismatch(const char *check, const char *field,
@@ -1152,35 +1197,53 @@ struct check {
 };
 
 /*
- * Cost ck->cost against cost ck->ref per VMA, the median of the per-round
- * ratios within [ck->lo, ck->hi].
+ * Cost ck->cost against cost ck->ref, each less its syscalls at the cost of
+ * a null call of the same round: the median of the per-round ratios within
+ * [ck->lo, ck->hi]. The reference must keep a REF_NET_MIN share of its
+ * time beyond its syscalls, or its difference is mostly their noise.
  */
 static int judge_cost(const struct check *ck)
 {
-	double v[2 * ROUNDS], median;
+	double v[2 * ROUNDS], net[2][2 * ROUNDS], null_ns[2 * ROUNDS];
+	double median, ref_share;
 	char line[LINE_LEN] = "";
 	int i, result;
 	size_t len;
 
 	for (i = 0; i < bench.rounds; i++) {
-		v[i] = bench.cpu_ns[ck->cost][i] / bench.cpu_ns[ck->ref][i];
+		net[0][i] = net_ns(ck->cost, i);
+		net[1][i] = net_ns(ck->ref, i);
+		null_ns[i] = bench.null_ns[ck->ref][i] / bench.calls[ck->ref];
+		v[i] = net[0][i] / net[1][i];
 		len = strlen(line);
 		snprintf(line + len, sizeof(line) - len, "%s%.2f",
 			 i ? "," : "", v[i]);
 	}
+	ref_share = intro_median(net[1], bench.rounds, false) /
+		    intro_median(bench.cpu_ns[ck->ref], bench.rounds, false);
 	intro_sort(v, bench.rounds);
 	median = intro_median(v, bench.rounds, true);
 	if (ck->ref == C_QUERY && bench.no_query)
 		skip_reason = "no PROCMAP_QUERY ioctl (kernel before 6.11)";
 	else if (bench.rounds < ROUNDS_MIN)
 		skip_reason = "time budget too small for enough rounds";
-	ksft_print_msg("%s: %s_us_per_vma=%.3f %s_us_per_vma=%.3f vmas=%ld rounds=%d\n",
-		       ck->name, cost_keys[ck->cost], us_per_vma(ck->cost),
-		       cost_keys[ck->ref], us_per_vma(ck->ref), bench.tgt.vmas,
+	else if (!(ref_share >= REF_NET_MIN))
+		skip_reason = "reference walk is mostly syscall entry and exit";
+	ksft_print_msg("%s: %s_net_us_per_vma=%.3f %s_net_us_per_vma=%.3f vmas=%ld rounds=%d\n",
+		       ck->name, cost_keys[ck->cost],
+		       intro_median(net[0], bench.rounds, false) /
+		       bench.tgt.vmas / NSEC_PER_USEC, cost_keys[ck->ref],
+		       intro_median(net[1], bench.rounds, false) /
+		       bench.tgt.vmas / NSEC_PER_USEC, bench.tgt.vmas,
 		       bench.rounds);
+	ksft_print_msg("%s: %s_calls=%ld %s_calls=%ld\n", ck->name,
+		       cost_keys[ck->cost], bench.calls[ck->cost],
+		       cost_keys[ck->ref], bench.calls[ck->ref]);
 	intro_figures(ck->name,
-		      "median_ratio=%.3f min_ratio=%.2f max_ratio=%.2f bound_lo_ratio=%.2f bound_hi_ratio=%.2f",
-		      median, v[0], v[bench.rounds - 1], ck->lo, ck->hi);
+		      "median_ratio=%.3f min_ratio=%.2f max_ratio=%.2f bound_lo_ratio=%.2f bound_hi_ratio=%.2f null_call_us=%.3f ref_net_share=%.2f",
+		      median, v[0], v[bench.rounds - 1], ck->lo, ck->hi,
+		      intro_median(null_ns, bench.rounds, false) / NSEC_PER_USEC,
+		      ref_share);
 	result = skip_reason ? KSFT_SKIP :
 		 median >= ck->lo && median <= ck->hi ? KSFT_PASS : KSFT_FAIL;
 	if (result == KSFT_FAIL || bench.opts.verbose)
