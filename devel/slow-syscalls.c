@@ -72,7 +72,8 @@ static struct sock_filter insn(int i, int n)
 {
 	if (!i)
 		return (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-				offsetof(struct seccomp_data, args[0]));
+						    offsetof(struct seccomp_data,
+							     args[0]));
 	if (i == n - 1)
 		return (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 						    SECCOMP_RET_ALLOW);
@@ -132,7 +133,8 @@ int main(int argc, char **argv)
 	double want, base, per;
 	long insns, filters;
 
-	if (argc < 3 || (want = strtod(argv[1], NULL)) <= 0) {
+	want = argc < 3 ? 0 : strtod(argv[1], NULL);
+	if (want <= 0) {
 		fprintf(stderr, "usage: slow-syscalls US COMMAND [ARG...]\n");
 		return 2;
 	}
@@ -145,7 +147,7 @@ int main(int argc, char **argv)
 	insns = (long)(want / per);
 	filters = (insns + FILTER_INSNS - 1) / FILTER_INSNS;
 	if (insns + 4 * filters > PATH_INSNS) {
-		fprintf(stderr, "slow-syscalls: +%.2f us needs %ld filter instructions, more than a task may have (%d)\n",
+		fprintf(stderr, "slow-syscalls: +%.2f us needs %ld instructions, over %d\n",
 			want, insns, PATH_INSNS);
 		return 2;
 	}
@@ -153,8 +155,8 @@ int main(int argc, char **argv)
 		perror("slow-syscalls: seccomp");
 		return 2;
 	}
-	fprintf(stderr, "slow-syscalls: getppid_us=%.3f->%.3f wanted_us=+%.2f insns=%ld filters=%ld\n",
-		base, getppid_us(), want, insns, filters);
+	fprintf(stderr, "slow-syscalls: getppid_us=%.3f->%.3f wanted_us=+%.2f insns=%ld\n",
+		base, getppid_us(), want, insns);
 	execvp(argv[2], argv + 2);
 	perror(argv[2]);
 	return 2;
