@@ -71,13 +71,14 @@
 
 /*
  * listener_exit_latency: median over pairs of blocks of the latency of a
- * thread exit with / without the listener, same thread, same CPU. Healthy
- * kernels read 0.97 to 1.26 natively (highest at nice 19 beside a CPU hog)
- * and 1.34 to 1.56 under qemu TCG (x86_64 at HZ=250 and 1000, arm64,
- * 6.1); an exit made twice as slow by a listener reads 2.1 or more: 1.8
- * sits between, 15 % above the highest healthy figure.
+ * thread exit with / without the listener, same thread, same CPU, each
+ * less the syscalls on its path. Healthy kernels read 1.06-1.07 natively
+ * (syscalls of 1 to 4.5 us) and 1.37-1.71 under qemu TCG (x86_64, x86_64
+ * with PTI, armhf, arm64 the highest); an exit made twice as slow by a
+ * listener reads 2.1 or more natively: the bound sits there, 23 % above
+ * the highest healthy figure.
  */
-#define EXIT_RATIO_MAX		1.80
+#define EXIT_RATIO_MAX		2.10
 /*
  * Syscalls on an exit's path, taken off both sides at the cost of a null
  * one: glibc's start_thread() blocks signals and returns the stack's pages
@@ -1304,7 +1305,7 @@ static const struct intro_prog prog = {
 	"  record_fields_sane          version, pid, tgid, uid, comm, btime, exit code\n"
 	"  tgid_sums_match_threads     TGID counters / their PID records' in [0.5, 1]\n"
 	"  delay_totals_match_threads  the same for delay totals, in [0.9, 1]\n"
-	"  listener_exit_latency       thread exit with / without listener <= 1.8\n"
+	"  listener_exit_latency       thread exit with / without listener <= 2.1\n"
 	"  register_cpumask_forms      a listener registered for \"N\", \"A-B\" or\n"
 	"                              \"A,B\", with or without the NUL, gets the\n"
 	"                              exits of exactly those CPUs (two CPUs)\n"

@@ -42,15 +42,17 @@
 #include "introspect_util.h"
 
 /*
- * Bounds on the median pair ratio. Healthy kernels read round trip ratios
- * of 0.90-1.28, request ratios of 2.06-2.53 on one CPU and 2.06-2.94
- * across two (x86_64 natively, idle and loaded, and under qemu TCG at
- * HZ=250 and 1000); a stop or a request twice as slow reads at least
- * 1.74, 3.73 and 4.96.
+ * Bounds on the median pair ratio, each side less its syscalls. Healthy
+ * round trip ratios read 0.98-1.15 natively (syscalls of 1 to 4.5 us) and
+ * 0.83-1.12 under qemu TCG (x86_64, x86_64 with PTI, arm64, armhf): a stop
+ * 1.4 to 1.9 times as slow fails. Request ratios read 2.06-2.94 natively
+ * on one CPU and 2.28-3.24 across two, up to 3.87 and 4.30 under TCG
+ * (x86_64): each bound sits 16 % above that, where a request 2.2 times as
+ * slow fails natively and twice as slow with PTI under TCG (2.35-2.47).
  */
 #define ROUND_TRIP_RATIO_MAX		1.6
-#define SAME_CPU_REQUEST_RATIO_MAX	4.4
-#define CROSS_CPU_REQUEST_RATIO_MAX	4.4
+#define SAME_CPU_REQUEST_RATIO_MAX	4.6
+#define CROSS_CPU_REQUEST_RATIO_MAX	5.0
 
 /*
  * A round trip in which the tracer or the tracee waited this long on a run
@@ -127,9 +129,9 @@ static const struct intro_prog prog = {
 	"\n"
 	"Checks (same_cpu_*: tracer and tracee on one CPU; cross_cpu_*: on two):\n"
 	"  same_cpu_round_trip_median   stop round trip / pipe round trip <= 1.6\n"
-	"  same_cpu_request_median      request / lookup pair <= 4.4\n"
+	"  same_cpu_request_median      request / lookup pair <= 4.6\n"
 	"  cross_cpu_round_trip_median  stop round trip / pipe round trip <= 1.6\n"
-	"  cross_cpu_request_median     request / lookup pair <= 4.4\n"
+	"  cross_cpu_request_median     request / lookup pair <= 5.0\n"
 	"\n"
 	"Needs: tracing a child (Yama ptrace_scope 0 or 1, or 2 with CAP_SYS_PTRACE),\n"
 	"PTRACE_GET_SYSCALL_INFO (v5.3); cross_cpu_* two usable CPUs.\n"
