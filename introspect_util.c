@@ -171,13 +171,15 @@ static void print_usage(FILE *f, const char *argv0,
 		prog->min_scale, prog->max_scale);
 }
 
-/* true if @usage lists @check as its checks are: a line "  check ..." */
-static bool lists_check(const char *usage, const char *check)
+static bool is_check(const struct intro_prog *prog, const char *name)
 {
-	char line[128];
+	const char *row = (const char *)prog->check_names;
+	size_t i;
 
-	snprintf(line, sizeof(line), "\n  %s ", check);
-	return strstr(usage, line);
+	for (i = 0; i < prog->nr_checks; i++, row += prog->check_size)
+		if (!strcmp(*(const char * const *)row, name))
+			return true;
+	return !strcmp(name, "all");
 }
 
 void intro_parse_opts(int argc, char **argv, const struct intro_prog *prog,
@@ -216,8 +218,7 @@ void intro_parse_opts(int argc, char **argv, const struct intro_prog *prog,
 			goto bad;
 		}
 	}
-	if (optind < argc || (force_fail && strcmp(force_fail, "all") &&
-			      !lists_check(prog->usage, force_fail)))
+	if (optind < argc || (force_fail && !is_check(prog, force_fail)))
 		goto bad;
 	opts->requested_scale = opts->scale;
 	opts->scale = fmax(prog->min_scale, fmin(prog->max_scale, opts->scale));

@@ -112,15 +112,21 @@ void intro_print_log2_hist(const char *check, const double *v, size_t n,
 
 /*
  * struct intro_prog - what a program tells intro_parse_opts().
- * @usage:     --help text: what the program guards, its checks, what it
- *             needs (privilege, kernel options, CPUs).
+ * @usage:     --help text: what the program guards, its checks with their
+ *             bounds, what it needs (privilege, kernel options, CPUs).
+ * @check_names: &checks[0].name of the program's checks table, whose
+ *             @nr_checks rows are @check_size bytes apart: the names
+ *             --force-fail accepts.
  * @min_scale: the smallest --scale that still measures enough to decide.
  * @max_scale: the largest --scale whose budget ends inside the runner's
- *             timeout (settings) on a kernel where the measured
- *             operations are a jiffy slow.
+ *             timeout (settings) when each measured operation is a jiffy
+ *             slow.
  */
 struct intro_prog {
 	const char *usage;
+	const char * const *check_names;
+	size_t nr_checks;
+	size_t check_size;
 	double min_scale;
 	double max_scale;
 };
@@ -144,9 +150,8 @@ struct intro_opts {
  * common options as plain text and exits 0 (no TAP); a bad argument
  * prints the usage to stderr and exits 1. --force-fail=CHECK|all turns
  * the verdict of that check into a FAIL (figures unchanged): it tests
- * how a failure reaches CI's logs and is never on by default. A CHECK
- * that @prog->usage does not list, on a line of its own starting with
- * two spaces and the name, is a bad argument. It also sets SIGCHLD
+ * how a failure reaches CI's logs and is never on by default; a CHECK
+ * not in @prog's checks table is a bad argument. It also sets SIGCHLD
  * to SIG_DFL: a caller that ignored it (inherited across exec) would have
  * the programs' children reaped before they can wait for them.
  */

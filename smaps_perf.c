@@ -154,38 +154,6 @@ struct procmap_query {
 #define PROCMAP_QUERY_COVERING_OR_NEXT_VMA	0x10
 #endif
 
-static const struct intro_prog prog = {
-	.usage =
-	"smaps_perf: the cost of /proc/PID/maps, smaps and smaps_rollup per mapping\n"
-	"(VMA), and smaps_rollup against the smaps sums.\n"
-	"\n"
-	"A target maps one page 4096 times; each cost is the reader's CPU per VMA\n"
-	"against a reference walk of the same VMAs, timed next to each other in\n"
-	"rounds (median of the per-round ratios), each less its syscalls at the\n"
-	"cost of a null PROCMAP_QUERY (null_call_us). A second target changes\n"
-	"while read.\n"
-	"\n"
-	"Checks:\n"
-	"  maps_cost                maps / PROCMAP_QUERY over the VMAs in 0.12..1.2\n"
-	"  smaps_vs_maps_cost       smaps / maps in 1.5..8.5\n"
-	"  smaps_rollup_cost        smaps_rollup / PROCMAP_QUERY in 0.04..0.55\n"
-	"  rollup_equals_smaps_sum  smaps_rollup fields equal the smaps sums (PSS\n"
-	"                           within one kB per entry)\n"
-	"  vma_count                maps lists every mapping once, in order; smaps\n"
-	"                           has as many entries\n"
-	"  changing_maps_complete   maps of a target that maps, unmaps, splits and\n"
-	"                           faults while read in 1 kB read()s: every mapping\n"
-	"                           it never touches is listed, no line malformed\n"
-	"  changing_smaps_complete  the same for smaps (and their Rss one page)\n"
-	"  changing_rollup_rss      its smaps_rollup counts the untouched mappings once\n"
-	"\n"
-	"Needs: CONFIG_PROC_PAGE_MONITOR, CONFIG_TMPFS (memfd_create), PROCMAP_QUERY\n"
-	"(v6.11) for two cost checks; no privilege. Uses up to 4096 mappings within\n"
-	"vm.max_map_count (a few MiB). At most 20 s x scale.\n",
-	.min_scale = 0.25,
-	.max_scale = 1.5,	/* a 30 s budget ends inside a 45 s timeout */
-};
-
 enum file_kind { F_MAPS, F_SMAPS, F_ROLLUP, NR_FILES };
 
 static const char * const file_names[NR_FILES] = {
@@ -1388,6 +1356,41 @@ static const struct check checks[] = {
 	{ .name = "changing_smaps_complete", .judge = judge_complete,
 	  .cost = F_SMAPS },
 	{ .name = "changing_rollup_rss", .judge = check_changing_rollup },
+};
+
+static const struct intro_prog prog = {
+	.usage =
+	"smaps_perf: the cost of /proc/PID/maps, smaps and smaps_rollup per mapping\n"
+	"(VMA), and smaps_rollup against the smaps sums.\n"
+	"\n"
+	"A target maps one page 4096 times; each cost is the reader's CPU per VMA\n"
+	"against a reference walk of the same VMAs, timed next to each other in\n"
+	"rounds (median of the per-round ratios), each less its syscalls at the\n"
+	"cost of a null PROCMAP_QUERY (null_call_us). A second target changes\n"
+	"while read.\n"
+	"\n"
+	"Checks:\n"
+	"  maps_cost                maps / PROCMAP_QUERY over the VMAs in 0.12..1.2\n"
+	"  smaps_vs_maps_cost       smaps / maps in 1.5..8.5\n"
+	"  smaps_rollup_cost        smaps_rollup / PROCMAP_QUERY in 0.04..0.55\n"
+	"  rollup_equals_smaps_sum  smaps_rollup fields equal the smaps sums (PSS\n"
+	"                           within one kB per entry)\n"
+	"  vma_count                maps lists every mapping once, in order; smaps\n"
+	"                           has as many entries\n"
+	"  changing_maps_complete   maps of a target that maps, unmaps, splits and\n"
+	"                           faults while read in 1 kB read()s: every mapping\n"
+	"                           it never touches is listed, no line malformed\n"
+	"  changing_smaps_complete  the same for smaps (and their Rss one page)\n"
+	"  changing_rollup_rss      its smaps_rollup counts the untouched mappings once\n"
+	"\n"
+	"Needs: CONFIG_PROC_PAGE_MONITOR, CONFIG_TMPFS (memfd_create), PROCMAP_QUERY\n"
+	"(v6.11) for two cost checks; no privilege. Uses up to 4096 mappings within\n"
+	"vm.max_map_count (a few MiB). At most 20 s x scale.\n",
+	.check_names = &checks[0].name,
+	.nr_checks = ARRAY_SIZE(checks),
+	.check_size = sizeof(checks[0]),
+	.min_scale = 0.25,
+	.max_scale = 1.5,	/* a 30 s budget ends inside a 45 s timeout */
 };
 
 int main(int argc, char **argv)

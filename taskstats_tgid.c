@@ -1313,6 +1313,9 @@ static const struct intro_prog prog = {
 	"Needs: root (CAP_NET_ADMIN) in the initial user, pid and network\n"
 	"namespaces, CONFIG_TASKSTATS, room for a few tasks (groups are smaller\n"
 	"where pids.max, RLIMIT_NPROC or kernel.threads-max refuse threads).\n",
+	.check_names = &checks[0].name,
+	.nr_checks = ARRAY_SIZE(checks),
+	.check_size = sizeof(checks[0]),
 	.min_scale = 0.3,
 	.max_scale = 2.0,
 };

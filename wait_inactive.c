@@ -107,41 +107,6 @@ static const double round_trip_syscalls[2][2] = {
 
 #define RT_XFAIL_REASON	"PREEMPT_RT drops the preempt-off window of ptrace_stop"
 
-static const struct intro_prog prog = {
-	.usage =
-	"wait_inactive: the cost of a ptrace stop to its tracer, against a plain\n"
-	"wakeup round trip between the same two tasks.\n"
-	"\n"
-	"Guards 53da1d9456fe (\"fix ptrace slowness\", 2009): a tracer that preempted\n"
-	"its tracee inside ptrace_stop() slept a jiffy in wait_task_inactive() on every\n"
-	"stop. One child alternates, in blocks of 32, between syscall stops under\n"
-	"PTRACE_SYSCALL and a pipe ping-pong with its tracer under PTRACE_CONT.\n"
-	"Round trip: resume to the next stop, against a write to the child and the\n"
-	"read of its answer (round trips in which either task waited 0.5 ms or more\n"
-	"on a run queue are left out). Request: the inspection strace makes at a\n"
-	"stop (PTRACE_GET_SYSCALL_INFO, PTRACE_GETREGSET), against the lookup pair\n"
-	"sched_rr_get_interval() and prlimit() of the same task (requests during\n"
-	"which the tracer was preempted are left out). Each figure is less its\n"
-	"syscalls at the cost of a null pair (the lookup pair refused at once,\n"
-	"null_pair_us). Per pair of blocks the ratio of the block medians\n"
-	"(requests: third quartiles); each check is the median of those ratios. On PREEMPT_RT a failure is an XFAIL: RT drops the fix's\n"
-	"preempt-off window by design (1aabbc532413).\n"
-	"\n"
-	"Checks (same_cpu_*: tracer and tracee on one CPU; cross_cpu_*: on two):\n"
-	"  same_cpu_round_trip_median   stop round trip / pipe round trip <= 1.6\n"
-	"  same_cpu_request_median      request / lookup pair <= 4.6\n"
-	"  cross_cpu_round_trip_median  stop round trip / pipe round trip <= 1.6\n"
-	"  cross_cpu_request_median     request / lookup pair <= 5.0\n"
-	"\n"
-	"Needs: tracing a child (Yama ptrace_scope 0 or 1, or 2 with CAP_SYS_PTRACE),\n"
-	"PTRACE_GET_SYSCALL_INFO (v5.3); cross_cpu_* two usable CPUs.\n"
-	"Runs at most 6 s x scale + 1 s (a healthy kernel: about 1 s natively).\n",
-	/* a jiffy slept per request at HZ=100 still leaves MIN_PAIRS pairs */
-	.min_scale = 1,
-	/* 6 s x 6 + 1 s, and a last pair of 1 s per placement, end in 45 s */
-	.max_scale = 6,
-};
-
 /* Exit codes of a tracee that could not start (intro_fork() uses 1). */
 enum tracee_exit {
 	TRACEE_PIN_FAILED = 2,
@@ -575,6 +540,44 @@ static const struct check checks[] = {
 	{ "same_cpu_request_median", 0, true, SAME_CPU_REQUEST_RATIO_MAX },
 	{ "cross_cpu_round_trip_median", 1, false, ROUND_TRIP_RATIO_MAX },
 	{ "cross_cpu_request_median", 1, true, CROSS_CPU_REQUEST_RATIO_MAX },
+};
+
+static const struct intro_prog prog = {
+	.usage =
+	"wait_inactive: the cost of a ptrace stop to its tracer, against a plain\n"
+	"wakeup round trip between the same two tasks.\n"
+	"\n"
+	"Guards 53da1d9456fe (\"fix ptrace slowness\", 2009): a tracer that preempted\n"
+	"its tracee inside ptrace_stop() slept a jiffy in wait_task_inactive() on every\n"
+	"stop. One child alternates, in blocks of 32, between syscall stops under\n"
+	"PTRACE_SYSCALL and a pipe ping-pong with its tracer under PTRACE_CONT.\n"
+	"Round trip: resume to the next stop, against a write to the child and the\n"
+	"read of its answer (round trips in which either task waited 0.5 ms or more\n"
+	"on a run queue are left out). Request: the inspection strace makes at a\n"
+	"stop (PTRACE_GET_SYSCALL_INFO, PTRACE_GETREGSET), against the lookup pair\n"
+	"sched_rr_get_interval() and prlimit() of the same task (requests during\n"
+	"which the tracer was preempted are left out). Each figure is less its\n"
+	"syscalls at the cost of a null pair (the lookup pair refused at once,\n"
+	"null_pair_us). Per pair of blocks the ratio of the block medians\n"
+	"(requests: third quartiles); each check is the median of those ratios. On PREEMPT_RT a failure is an XFAIL: RT drops the fix's\n"
+	"preempt-off window by design (1aabbc532413).\n"
+	"\n"
+	"Checks (same_cpu_*: tracer and tracee on one CPU; cross_cpu_*: on two):\n"
+	"  same_cpu_round_trip_median   stop round trip / pipe round trip <= 1.6\n"
+	"  same_cpu_request_median      request / lookup pair <= 4.6\n"
+	"  cross_cpu_round_trip_median  stop round trip / pipe round trip <= 1.6\n"
+	"  cross_cpu_request_median     request / lookup pair <= 5.0\n"
+	"\n"
+	"Needs: tracing a child (Yama ptrace_scope 0 or 1, or 2 with CAP_SYS_PTRACE),\n"
+	"PTRACE_GET_SYSCALL_INFO (v5.3); cross_cpu_* two usable CPUs.\n"
+	"Runs at most 6 s x scale + 1 s (a healthy kernel: about 1 s natively).\n",
+	.check_names = &checks[0].name,
+	.nr_checks = ARRAY_SIZE(checks),
+	.check_size = sizeof(checks[0]),
+	/* a jiffy slept per request at HZ=100 still leaves MIN_PAIRS pairs */
+	.min_scale = 1,
+	/* 6 s x 6 + 1 s, and a last pair of 1 s per placement, end in 45 s */
+	.max_scale = 6,
 };
 
 static void run_check(const struct check *c, const struct intro_budget *b)
