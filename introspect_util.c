@@ -171,13 +171,15 @@ static void print_usage(FILE *f, const char *argv0,
 		prog->min_scale, prog->max_scale);
 }
 
-/* true if @usage lists @check as its checks are: a line "  check ..." */
-static bool lists_check(const char *usage, const char *check)
+static bool is_check(const struct intro_prog *prog, const char *name)
 {
-	char line[128];
+	const char *row = (const char *)prog->check_names;
+	size_t i;
 
-	snprintf(line, sizeof(line), "\n  %s ", check);
-	return strstr(usage, line);
+	for (i = 0; i < prog->nr_checks; i++, row += prog->check_size)
+		if (!strcmp(*(const char * const *)row, name))
+			return true;
+	return !strcmp(name, "all");
 }
 
 void intro_parse_opts(int argc, char **argv, const struct intro_prog *prog,
@@ -216,8 +218,7 @@ void intro_parse_opts(int argc, char **argv, const struct intro_prog *prog,
 			goto bad;
 		}
 	}
-	if (optind < argc || (force_fail && strcmp(force_fail, "all") &&
-			      !lists_check(prog->usage, force_fail)))
+	if (optind < argc || (force_fail && !is_check(prog, force_fail)))
 		goto bad;
 	opts->requested_scale = opts->scale;
 	opts->scale = fmax(prog->min_scale, fmin(prog->max_scale, opts->scale));
@@ -395,79 +396,53 @@ bool intro_cgroup_parent(char *dir, size_t top)
 	return true;
 }
 
-static FILE *open_kconfig(bool *piped)
+/* The running kernel's config, read once: /proc/config.gz costs a gzip. */
+static const char *kconfig_text(void)
 {
+	static char *text;
+	static bool tried;
 	char path[128];
 	struct utsname u;
+	size_t size = 0;
 	FILE *f = NULL;
+	bool piped = false;
 
-	*piped = false;
+	if (tried)
+		return text;
+	tried = true;
 	if (!uname(&u)) {
 		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
 		f = fopen(path, "r");
 	}
 	if (!f && !access("/proc/config.gz", R_OK)) {
 		f = popen("gzip -dc /proc/config.gz 2>/dev/null", "r");
-		*piped = f;
+		piped = f;
 	}
-	return f;
-}
-
-/*
- * The set options of the running kernel's config, "\nCONFIG_X=y\n..." (a
- * few tens of KiB), read once: the env line, the preempt model and the
- * programs each ask, and /proc/config.gz costs a gzip each time.
- */
-static const char *kconfig_set_options(void)
-{
-	static char *set;
-	static bool tried;
-	size_t len = 1, cap = 0, n;
-	char line[256], *grown;
-	bool piped;
-	FILE *f;
-
-	if (tried)
-		return set;
-	tried = true;
-	f = open_kconfig(&piped);
 	if (!f)
 		return NULL;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "CONFIG_", 7))
-			continue;
-		n = strlen(line);
-		if (len + n + 1 > cap) {
-			cap = 2 * (len + n + 1);
-			grown = realloc(set, cap);
-			if (!grown)
-				break;
-			if (!set)
-				grown[0] = '\n';
-			set = grown;
-		}
-		memcpy(set + len, line, n + 1);
-		len += n;
+	if (getdelim(&text, &size, '\0', f) < 0) {
+		free(text);
+		text = strdup("");	/* read, but nothing set */
 	}
-	if (!set)
-		set = strdup("\n");	/* read, but nothing set */
 	if (piped)
 		pclose(f);
 	else
 		fclose(f);
-	return set;
+	return text;
 }
 
 char intro_kconfig(const char *name)
 {
-	const char *set = kconfig_set_options(), *p;
+	const char *text = kconfig_text(), *p;
 	char want[96];
 	size_t wl;
 
-	if (!set)
+	if (!text)
 		return '?';
-	wl = (size_t)snprintf(want, sizeof(want), "\nCONFIG_%s=", name);
-	p = strstr(set, want);
+	wl = (size_t)snprintf(want, sizeof(want), "CONFIG_%s=", name);
+	for (p = strstr(text, want); p && p != text && p[-1] != '\n';
+	     p = strstr(p + 1, want))
+		;
 	if (!p)
 		return 'n';
 	return p[wl] == 'm' ? 'm' : 'y';

@@ -5,28 +5,14 @@
  *
  * Guards against "Commit 1e5a74059f9 broke utime measurement of ptraced()
  * processes" (LKML, Dec 2011): by skipping an rq clock update in
- * check_preempt_curr(), 3.2-rc6 charged a traced child alternating user
- * work with a syscall +17% utime, and ten times less in a VM.
- *
- * One loop, run by short-lived children forked in turn traced and
- * untraced: user work of a random length that the child times with the
- * vDSO clock, then clock_gettime(CLOCK_THREAD_CPUTIME_ID), a syscall that
- * reads its precise runtime (sum_exec_runtime). Every check compares a
- * traced child with untraced children of the same round or with the
- * child's own clock:
- *  - long work (1 ms per syscall, nearly all user time): wait4()'s
- *    ru_utime / the timed work, traced over untraced; a kernel that charges
- *    a traced task's user ticks as system time lowers it;
- *  - short work (1 us per syscall, so the two syscall stops are most of
- *    the traced child's time): the share of what tracing adds per syscall
- *    that is charged as user time; 0 on a healthy kernel, raised by a
- *    kernel that charges a traced task's system ticks as user time;
- *  - the runtime a traced or untraced child gains per ns of its own clock
- *    while it runs user code, the slope over segments of random length, so
- *    the syscall and its stops (however long the tracer takes) go to the
- *    intercept, taken between segments whose user work ran at the same
- *    speed, so a host that slows the syscall with the work beside it
- *    cannot tilt it.
+ * check_preempt_curr(), 3.2-rc6 charged a traced child +17% utime, and
+ * ten times less in a VM. Children, traced and untraced in turn, alternate
+ * user work they time with the vDSO clock and a syscall that reads their
+ * runtime (CLOCK_THREAD_CPUTIME_ID). Long work (1 ms per syscall): utime
+ * over the timed work, traced over untraced. Short work (1 us): the share
+ * of what tracing adds per syscall charged as user time, 0 when healthy.
+ * And the runtime gained per ns of the child's clock, the slope over
+ * segments of random length, so the stops go to the intercept.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,75 +29,50 @@
 #include "introspect_util.h"
 
 /*
- * Tick sampling: a child with R ns of runtime, a share p of it user time,
- * gets N = R / jiffy ticks, each user with probability p, and
- * cputime_adjust() scales the user ticks to R, so ru_utime / the user time
- * has a relative spread of sqrt((1 - p) / (p N)): at 1 ms of work per
- * syscall (p = 0.8 emulated, 0.99 native) 0.02 or less over ROUNDS traced
- * children of 200 ms. At 1 us of work per syscall, the user share of
- * the tracing overhead has a spread of about sqrt(p (1 - p) / N) / (1 - p),
- * 0.02 with p = 0.15 and N = 750 ticks (3 s at HZ=250): ROUNDS traced
- * children of 300 ms give that, and a 25 % shift is then ten spreads away.
+ * Tick sampling: N = runtime / jiffy ticks, each user with probability p,
+ * scaled by cputime_adjust(): ru_utime / user time spreads by
+ * sqrt((1 - p) / (p N)), 0.02 or less over ROUNDS children of 200 ms at
+ * 1 ms of work; at 1 us the user share of the tracing overhead spreads by
+ * sqrt(p (1 - p) / N) / (1 - p), 0.02 at p = 0.15 over ROUNDS of 300 ms.
  */
 #define ROUNDS		10	/* rounds of children at --scale 1 */
 #define MIN_RUNS	3	/* valid children per configuration to decide */
 #define MAX_WALL_MS	1000	/* wall time per child: too little CPU, stop */
-/*
- * A round starts only while the budget has room for every child of it at
- * its wall time cap: at MAX_SCALE the program ends within 40 s.
- */
+/* A round starts only if all its children fit at their wall time cap. */
 #define BUDGET_S	25.0
 #define MAX_SCALE	1.5
 #define MAX_ROUNDS	15	/* ROUNDS x MAX_SCALE */
 
 /*
- * The ratios' and the share's tick spread (above) beyond which they skip.
- * The share's keeps its bound three spreads above the highest native
- * healthy share (0.077); native runs beside a CPU hog spread 0.022-0.034.
+ * Tick spreads beyond which the ratios and the share skip; the share's
+ * keeps its bound three spreads above the highest native healthy (0.077).
  */
 #define MAX_SIGMA_RATIO	0.03
 #define MAX_SIGMA_SHARE	0.035
 
 /*
- * ru_utime / timed work at 1 ms of work per syscall: untraced, and a traced
- * child (tracer on the same CPU or another) over the untraced children of
- * the same rounds. Healthy 0.98-1.07 in every environment measured; a
- * kernel charging 1 in 4 user ticks as system reads 0.75: the bounds sit
- * halfway to it, and as far above 1.
+ * ru_utime / timed work, and traced over untraced: healthy 0.98-1.07; 1 in
+ * 4 user ticks charged as system reads 0.75: the bounds sit halfway.
  */
 #define RATIO_LO	0.88
 #define RATIO_HI	1.12
-/*
- * Across CPUs a healthy 2-vCPU KVM guest (6.18) also read 0.68 and 0.81 in
- * two runs of one hour, cause not found: below them, at a fifth of the
- * VM's 10x undercharge of 3.2 (0.1), the cross-CPU check keeps that class.
- */
+/* Across CPUs a healthy KVM guest read 0.68: still far above 3.2's 0.1. */
 #define CROSS_RATIO_LO	0.5
 
 /*
- * Short work: the share of the tracing overhead charged as user time.
- * Healthy -0.03-0.08 on x86_64, natively and emulated, and up to 0.12 on
- * arm64 emulated (there tracing adds 5-31 us of user time per syscall
- * outside the timed work, whatever the overhead); 1 in 4 system ticks of
- * a traced task charged as user reads 0.28 or more: the bound sits between.
+ * Share of the tracing overhead charged as user time: healthy -0.03-0.08,
+ * up to 0.12 on emulated arm64; 1 in 4 system ticks charged as user reads
+ * 0.28 or more.
  */
 #define SHARE_BOUND	0.18
 
-/*
- * ru_utime + ru_stime of the reaped child is its sum_exec_runtime rescaled
- * by cputime_adjust(), so it equals the runtime /proc/PID/schedstat shows
- * of the zombie but for the microsecond truncation of the two timevals.
- */
+/* ru_utime + ru_stime is sum_exec_runtime (cputime_adjust()), in us. */
 #define TOTAL_RUNTIME_MAX_US	50
 #define EXIT_WAIT_MS		100	/* for a zombie to leave its CPU */
 
 /*
  * Runtime per ns of the child's own clock: healthy at most 1.004 natively,
- * 1.032 under x86_64 TCG and 1.075 under arm64 TCG (traced; untraced
- * 1.011), also beside a CPU hog on the emulator's host and with a 100 us
- * sleep in every ptrace stop; a task charged 10 % more or less than it ran
- * reads 1.10 or 0.90 (x86_64 TCG: 1.10-1.11, 0.90-0.91): the bounds sit
- * between.
+ * 1.075 under arm64 TCG; a task charged 10 % more or less reads 1.10, 0.90.
  */
 #define RATE_LO		0.97
 #define RATE_HI		1.09
@@ -204,11 +165,8 @@ static unsigned int xorshift(unsigned int *x)
 }
 
 /*
- * The child: segments of user work, uniform in [mean/2, 3*mean/2) so they
- * cannot phase-lock with the tick, each followed by one syscall that reads
- * its runtime, until it has its target runtime or MAX_WALL_MS have passed.
- * A segment is timed from the return of one syscall to the entry of the
- * next, so it holds all of the child's user time but the libc wrappers.
+ * Segments of user work, uniform in [mean/2, 3*mean/2) so they cannot
+ * phase-lock with the tick, each followed by a syscall reading the runtime.
  */
 static void child_main(const struct kind_cfg *k, int cpu, unsigned int seed)
 {
@@ -293,14 +251,10 @@ static long voluntary_switches(pid_t pid)
 }
 
 /*
- * Resume the tracee at every stop, then read its schedstat runtime while it
- * is a zombie (waitid() WNOWAIT), before wait4() reaps it: ru_* come from
- * that wait4() only, as an earlier read would move the cputime_adjust()
- * monotonicity floor (prev_cputime). A zombie may not have left its CPU
- * yet, and its runtime grows until it does: its last switch, from
- * do_task_dead(), counts as voluntary in __schedule() after the dequeue
- * that updates its runtime, so the read waits (up to EXIT_WAIT_MS) for the
- * count to pass what it was at the PTRACE_EVENT_EXIT stop.
+ * Resume the tracee at every stop, then read the zombie's schedstat before
+ * wait4() reaps it (an earlier rusage read would move prev_cputime). Its
+ * last switch, from do_task_dead(), counts as voluntary in __schedule()
+ * after the runtime update: wait for the count to pass its exit stop's.
  */
 static int trace_child(pid_t pid, struct run *r, int *st, struct rusage *ru)
 {
@@ -342,16 +296,11 @@ static int trace_child(pid_t pid, struct run *r, int *st, struct rusage *ru)
 }
 
 /*
- * The truth: per segment, its length by the child's clock, or the runtime
- * gained across it if that is less: then the child waited for the CPU (or
- * the host took it) inside the segment. The runtime rate: the Theil-Sen
- * slope of the runtime gained on the segment's length, over the segments
- * no longer than PREEMPTED x their iterations at the median ns per
- * iteration, plus PREEMPT_SLACK_NS (a preemption is a slice of another
- * task, ms long; an interrupt adds us, and is the child's runtime), and
- * only between segments whose ns per iteration agree: an emulator's host
- * that runs the CPU slowly for a while lengthens a syscall's runtime with
- * the user work beside it, which tilts a slope across speeds upwards.
+ * The truth: per segment the lesser of its length and the runtime gained
+ * across it (else it waited for the CPU). The rate: the Theil-Sen slope of
+ * runtime on length over unpreempted segments (PREEMPTED, PREEMPT_SLACK_NS),
+ * only between segments at the same speed: a host running the CPU slowly
+ * for a while lengthens a syscall with its work and tilts the slope.
  */
 static void derive(const struct child_log *log, struct run *r, bool rate)
 {
@@ -460,11 +409,7 @@ static struct pool pool(enum kind k)
 	return p;
 }
 
-/*
- * The tick spread (top of file) of the pooled ru_utime relative to the
- * user time, from the truth and the runtime only: a figure on either side
- * of its bound gets the same gate.
- */
+/* The tick spread of the pooled ru_utime relative to the user time. */
 static double ratio_sigma(const struct pool *p)
 {
 	return sqrt(fmax(p->rt - p->truth, m.jiffy) * m.jiffy /
@@ -540,15 +485,10 @@ static void check_cross(const char *name)
 }
 
 /*
- * Short work: per syscall, what tracing adds to the runtime (traced minus
- * untraced, less what it adds to the timed work) and the part of it that
- * ru_utime grew by. Its spread: each pool's user time has a binomial tick
- * spread of jiffy sqrt(N p (1 - p)), with p = truth / runtime. That holds
- * while a syscall with its stops is short against a jiffy (under 0.4 of
- * one healthy, emulated at HZ=1000); a stop that sleeps until a tick (the
- * 2.6.28 wait_task_inactive() regression) starts every segment at the same
- * phase of the tick, and the share then swung from -0.02 to 0.16 between
- * boots at a binomial spread of 0.016.
+ * Per syscall, what tracing adds to the runtime beyond the timed work, and
+ * the part ru_utime grew by. Binomial spread jiffy sqrt(N p (1 - p)) while
+ * a syscall with its stops is short against a jiffy; a stop sleeping until
+ * a tick (wait_task_inactive(), 2.6.28) phase-locks the segments: skip.
  */
 static void check_share(const char *name)
 {
@@ -746,11 +686,7 @@ static void setup(void)
 	if (intro_pin(0, m.cpu))
 		ksft_exit_skip("cannot pin to a usable CPU\n");
 	m.ns_per_iter = ns_per_iter();
-	/*
-	 * Tracer and children at SCHED_FIFO where allowed: no CFS task then
-	 * starts or ends their slices at a tick, which would tie their mode at
-	 * a tick to the tick.
-	 */
+	/* SCHED_FIFO where allowed: no CFS slice ends at a tick beside them */
 	m.fifo = !sched_setscheduler(0, SCHED_FIFO, &sp);
 	measure(TRACED_SHORT, 1, &probe);
 	if (fork_refused)
@@ -788,6 +724,9 @@ static const struct intro_prog prog = {
 	"VIRT_CPU_ACCOUNTING_NATIVE), /proc/PID/schedstat (SCHED_INFO), two\n"
 	"usable CPUs for the cross-CPU check; SCHED_FIFO (root or\n"
 	"RLIMIT_RTPRIO) keeps its figures tight on a busy CPU.\n",
+	.check_names = &checks[0].name,
+	.nr_checks = ARRAY_SIZE(checks),
+	.check_size = sizeof(checks[0]),
 	.min_scale = 0.5,
 	.max_scale = MAX_SCALE,
 };

@@ -1,31 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * smaps_perf - what /proc/PID/maps, smaps and smaps_rollup cost per mapping,
- * and whether smaps_rollup adds up to the sum of the smaps entries.
- *
- * Regression guarded: linux-mm, August 2016, "Implement /proc/<pid>/totmaps":
- * summing smaps of a process with many mappings spent half its kernel time
- * in vsnprintf(); smaps_rollup (493b0e9d945f, v4.14) and
- * seq_put_decimal_ull_width() (d1be35cb6f96, v4.17) followed.
- *
- * A target blocked in read() maps one page thousands of times (VMAs that
- * cannot merge). Each cost is the reader's CPU per VMA against a reference
- * walk of the same VMAs by the same reader, the two timed next to each other
- * in rounds (median of the per-round ratios), so that load, priority and
- * emulation slow both alike: maps and smaps_rollup against PROCMAP_QUERY
- * (the VMA lookup and its name without seq_file and formatting), smaps
- * against maps. A read() returns a page of text, dozens of VMAs, the
- * reference one VMA per ioctl(), and a syscall's entry and exit costs 0.1
- * to 3 us from one machine to the next (PTI, IBRS, paravirtualized guests):
- * each walk sheds its syscalls at the cost of null PROCMAP_QUERY ioctl()s
- * timed between its chunks.
- * smaps_rollup equals the sum over the smaps entries; maps lists every VMA
- * once, in order.
- *
- * A second target maps, unmaps, splits and faults beside mappings it never
- * touches while read: maps and smaps report each of those (a mapping after
- * one unmapped between two read()s was lost until 855af072b5e4), and
- * smaps_rollup counts the untouched ones exactly once.
+ * smaps_perf - what /proc/PID/maps, smaps and smaps_rollup cost per VMA
+ * (guards linux-mm, August 2016, "Implement /proc/<pid>/totmaps": summing
+ * smaps spent half its time in vsnprintf(); 493b0e9d945f, d1be35cb6f96),
+ * whether smaps_rollup adds up to the smaps entries, and whether maps and
+ * smaps of a changing target list what it never touches (lost at a read()
+ * boundary until 855af072b5e4). Each cost is timed next to a reference
+ * walk of the same VMAs, less its syscalls at the cost of null calls.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -44,69 +25,44 @@
 
 #include "introspect_util.h"
 
-/* ---- Bounds --------------------------------------------------------------- */
-
 /*
- * Cost bounds, on ratios of costs less their syscalls, measured natively
- * with syscalls of 1.1 to 4.5 us and under qemu TCG on x86_64, x86_64 with
- * PTI, arm64 and armhf. A walk f times as slow per VMA reads f times its
- * ratio; each upper bound sits 14-24 % above the highest healthy median.
- * Below a lower bound the file stopped printing (or walking) its VMAs.
- * Under TCG with PTI every syscall flushes the emulated TLB, which the
- * reference's lookup (a syscall per VMA) pays per VMA and a read() per
- * page of text: maps and smaps_rollup then read a third of their ratio.
- * maps/query: healthy 0.60-0.79 natively, 0.34-1.03 under TCG; a maps
- * 1.9-2 times as slow fails natively, 1.2-3.6 times under TCG.
+ * Ratios of costs less their syscalls; each upper bound 14-24 % above the
+ * highest healthy median (native and qemu TCG), below a lower bound the
+ * file stopped walking its VMAs. maps/query: healthy 0.60-0.79 natively,
+ * 0.34-1.03 under TCG (with PTI each syscall flushes the emulated TLB);
+ * a maps 1.9-2 times as slow fails natively, 1.2-3.6 times under TCG.
  */
 #define MAPS_MIN_RATIO		0.12
 #define MAPS_MAX_RATIO		1.2
 
 /*
- * smaps/maps: healthy 3.9-5.1 natively, 5.8-7.1 under TCG (formatting
- * weighs more); smaps 1.9-2.2 times as slow fails natively; a maps twice
- * as slow (also in smaps) lowers it to about 2.2.
+ * smaps/maps: healthy 3.9-5.1 natively, 5.8-7.1 under TCG; smaps 1.9-2.2
+ * times as slow fails natively; a maps twice as slow reads about 2.2.
  */
 #define SMAPS_MIN_RATIO		1.5
 #define SMAPS_MAX_RATIO		8.5
 
-/*
- * smaps_rollup/query: healthy 0.21-0.32 natively, 0.13-0.43 under TCG; a
- * walk 2.4-2.7 times as slow fails natively, 1.3-4.3 times under TCG.
- */
+/* rollup/query: healthy 0.21-0.43; fails 2.4-2.7 times as slow natively */
 #define ROLLUP_MIN_RATIO	0.04
 #define ROLLUP_MAX_RATIO	0.55
 
-/*
- * A reference walk must keep this share of its time beyond its syscalls
- * (0.11 with 4.5 us syscalls, 0.7 under TCG), or the difference is mostly
- * the noise of its null calls.
- */
+/* Share of a reference walk beyond its syscalls (0.11 at 4.5 us each). */
 #define REF_NET_MIN		0.05
 
 /*
- * Pss_Anon + Pss_File + Pss_Shmem against Pss: every page adds to Pss and to
- * one part (smaps_page_accumulate()), and each of the four fixed-point sums
- * is truncated to kB on its own, so the parts are 0 to 2 kB below Pss.
+ * Pss_Anon + Pss_File + Pss_Shmem against Pss: four sums each truncated to
+ * kB (smaps_page_accumulate()), so the parts are 0 to 2 kB below Pss.
  */
 #define PSS_PARTS_SLACK_KB	2
 
-/*
- * How far a PSS field of smaps_rollup may move between the two reads around
- * the smaps read: exec and exit elsewhere move the Pss of shared libc pages
- * by a few kB. A triple that moved more is retried; page counts must not move.
- */
+/* PSS drift between two rollups (exec and exit elsewhere move libc's). */
 #define PSS_DRIFT_MAX_KB	4
 
 /*
- * A smaps read can also see a PSS that both rollups around it missed: a
- * process sharing libc started and exited in between (a sum up to 6 kB
- * above two equal rollups, 3 times in about 21 runs beside churn). Sums
- * up to this far above the rollups pass; a rollup that loses a mapping
- * still fails on its page counts.
+ * A smaps sum above both rollups: a process sharing libc came and went in
+ * between (up to 6 kB seen); a lost mapping still fails on page counts.
  */
 #define PSS_HIDDEN_DRIFT_KB	32
-
-/* ---- Sizing and time ------------------------------------------------------ */
 
 #define BUDGET_S		20.0	/* whole run, times --scale */
 #define TARGET_VMAS		4096	/* mappings of the target */
@@ -133,80 +89,29 @@
 #ifndef PROCMAP_QUERY
 /* include/uapi/linux/fs.h of v6.11, for older headers */
 struct procmap_query {
-	__u64 size;
-	__u64 query_flags;
-	__u64 query_addr;
-	__u64 vma_start;
-	__u64 vma_end;
-	__u64 vma_flags;
-	__u64 vma_page_size;
-	__u64 vma_offset;
-	__u64 inode;
-	__u32 dev_major;
-	__u32 dev_minor;
-	__u32 vma_name_size;
-	__u32 build_id_size;
-	__u64 vma_name_addr;
-	__u64 build_id_addr;
+	__u64 size, query_flags, query_addr, vma_start, vma_end, vma_flags;
+	__u64 vma_page_size, vma_offset, inode;
+	__u32 dev_major, dev_minor, vma_name_size, build_id_size;
+	__u64 vma_name_addr, build_id_addr;
 };
 
 #define PROCMAP_QUERY	_IOWR('f', 17, struct procmap_query)
 #define PROCMAP_QUERY_COVERING_OR_NEXT_VMA	0x10
 #endif
 
-static const struct intro_prog prog = {
-	.usage =
-	"smaps_perf: the cost of /proc/PID/maps, smaps and smaps_rollup per mapping\n"
-	"(VMA), and smaps_rollup against the smaps sums.\n"
-	"\n"
-	"A target maps one page 4096 times; each cost is the reader's CPU per VMA\n"
-	"against a reference walk of the same VMAs, timed next to each other in\n"
-	"rounds (median of the per-round ratios), each less its syscalls at the\n"
-	"cost of a null PROCMAP_QUERY (null_call_us). A second target changes\n"
-	"while read.\n"
-	"\n"
-	"Checks:\n"
-	"  maps_cost                maps / PROCMAP_QUERY over the VMAs in 0.12..1.2\n"
-	"  smaps_vs_maps_cost       smaps / maps in 1.5..8.5\n"
-	"  smaps_rollup_cost        smaps_rollup / PROCMAP_QUERY in 0.04..0.55\n"
-	"  rollup_equals_smaps_sum  smaps_rollup fields equal the smaps sums (PSS\n"
-	"                           within one kB per entry)\n"
-	"  vma_count                maps lists every mapping once, in order; smaps\n"
-	"                           has as many entries\n"
-	"  changing_maps_complete   maps of a target that maps, unmaps, splits and\n"
-	"                           faults while read in 1 kB read()s: every mapping\n"
-	"                           it never touches is listed, no line malformed\n"
-	"  changing_smaps_complete  the same for smaps (and their Rss one page)\n"
-	"  changing_rollup_rss      its smaps_rollup counts the untouched mappings once\n"
-	"\n"
-	"Needs: CONFIG_PROC_PAGE_MONITOR, CONFIG_TMPFS (memfd_create), PROCMAP_QUERY\n"
-	"(v6.11) for two cost checks; no privilege. Uses up to 4096 mappings within\n"
-	"vm.max_map_count (a few MiB). At most 20 s x scale.\n",
-	.min_scale = 0.25,
-	.max_scale = 1.5,	/* a 30 s budget ends inside a 45 s timeout */
-};
-
 enum file_kind { F_MAPS, F_SMAPS, F_ROLLUP, NR_FILES };
 
-static const char * const file_names[NR_FILES] = {
-	"maps", "smaps", "smaps_rollup",
-};
+static const char * const file_names[NR_FILES] = { "maps", "smaps", "smaps_rollup" };
 
-/* What is timed in a round: the three files, then the reference. */
 enum cost_kind { C_MAPS, C_SMAPS, C_ROLLUP, C_QUERY, NR_COSTS };
 
-static const char * const cost_keys[NR_COSTS] = {
-	"maps", "smaps", "rollup", "query",
-};
+static const char * const cost_keys[NR_COSTS] = { "maps", "smaps", "rollup", "query" };
 
 /* A round, in this order and backwards in every other: each pair adjacent. */
 static const enum cost_kind round_order[NR_COSTS] = {
 	C_ROLLUP, C_QUERY, C_MAPS, C_SMAPS,
 };
 
-/* ---- The target ----------------------------------------------------------- */
-
-/* What the target answers once it has mapped. */
 struct target_ack {
 	long baseline;		/* VMAs in maps before it mapped anything */
 	long created;		/* mappings of its shared page */
@@ -230,23 +135,28 @@ static void store_same(char *p)
 }
 
 /*
- * Give the child its own copy of every private writable page it shares with
- * the parent, so that the parent's later writes (COW breaks) cannot change
- * the child's Shared_/Private_ and PSS figures while they are read.
- * Return: the VMAs it has, the lines of its maps.
+ * Map a memfd page @n times at offsets that never follow on (no merge),
+ * the first LOCK_VMAS mlock()ed; answer, block. No stdio, no malloc: no
+ * VMA the parent did not count.
  */
-static long unshare_private_pages(long page)
+static void target_main(long n, int cmd_fd, int ack_fd)
 {
+	long page = sysconf(_SC_PAGESIZE);
 	static char maps[64 * 1024];
+	struct target_ack ack = { 0 };
 	unsigned long lo, hi, a;
-	char *p, *q, *nl;
-	long lines = 0;
+	char *p, *q, *nl, c;
+	struct timespec ts;
+	off_t off;
+	int fd;
 
-	if (intro_read_file("/proc/self/maps", maps, sizeof(maps)) < 0)
-		return -1;
-	for (p = maps; *p; p = *nl ? nl + 1 : nl) {
+	/* break COW of private pages, so the parent cannot move our PSS */
+	ack.baseline = -1;
+	if (intro_read_file("/proc/self/maps", maps, sizeof(maps)) >= 0)
+		ack.baseline = 0;
+	for (p = maps; ack.baseline >= 0 && *p; p = *nl ? nl + 1 : nl) {
 		nl = strchrnul(p, '\n');
-		lines++;
+		ack.baseline++;
 		lo = strtoul(p, &q, 16);
 		hi = strtoul(q + 1, &q, 16);
 		if (strncmp(q, " rw-p", 5))
@@ -254,25 +164,6 @@ static long unshare_private_pages(long page)
 		for (a = lo; a < hi; a += page)
 			store_same((char *)a);
 	}
-	return lines;
-}
-
-/*
- * The target: map a memfd page @n times at offsets that never follow on (no
- * two VMAs merge); the first LOCK_VMAS each their own page, mlock()ed, the
- * rest one page. Answer, then block until the parent closes the pipe. No
- * stdio and no malloc: nothing may add a VMA that the parent did not count.
- */
-static void target_main(long n, int cmd_fd, int ack_fd)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	struct target_ack ack = { 0 };
-	struct timespec ts;
-	off_t off;
-	char *p, c;
-	int fd;
-
-	ack.baseline = unshare_private_pages(page);
 	fd = memfd_create("smaps_perf", MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, (2 * LOCK_VMAS + 1) * page))
 		ack.err = errno;
@@ -297,11 +188,7 @@ static void target_main(long n, int cmd_fd, int ack_fd)
 	_exit(0);
 }
 
-/*
- * intro_fork() (the child dies with the program) with a command pipe to the
- * child and an answer pipe back, each side's ends in *@cmd_fd, *@ack_fd.
- * A task limit that refuses the child skips the program.
- */
+/* intro_fork() with a command pipe and an answer pipe. */
 static pid_t fork_piped(int *cmd_fd, int *ack_fd)
 {
 	int cmd[2], ack[2];
@@ -321,21 +208,6 @@ static pid_t fork_piped(int *cmd_fd, int *ack_fd)
 	return pid;
 }
 
-/* Fork @t and let it map @n times; exits if it cannot start. */
-static void target_start(struct target *t, long n)
-{
-	t->pid = fork_piped(&t->cmd_fd, &t->ack_fd);
-	if (!t->pid)
-		target_main(n, t->cmd_fd, t->ack_fd);
-	if (t->pid < 0 ||
-	    read(t->ack_fd, &t->ack, sizeof(t->ack)) != sizeof(t->ack))
-		ksft_exit_fail_perror("start the target");
-	if (t->ack.err)
-		ksft_print_msg("target: mmap_errno=%d\n", t->ack.err);
-}
-
-/* ---- Reading /proc -------------------------------------------------------- */
-
 struct text {
 	char *p;
 	size_t len, cap;
@@ -343,16 +215,7 @@ struct text {
 
 static void churner_step(const struct text *t);
 
-static void proc_path(char *buf, size_t len, pid_t pid, enum file_kind f)
-{
-	snprintf(buf, len, "/proc/%d/%s", (int)pid, file_names[f]);
-}
-
-/*
- * Read file @f of @pid to the end into @t (kept and grown between calls):
- * with @chunk 0 in read()s of all the room left, else in @chunk-byte
- * read()s with a churner step between two if @stepped. Exits on an error.
- */
+/* File @f of @pid into @t, in @chunk-byte read()s (0: all the room). */
 static void read_text(pid_t pid, enum file_kind f, struct text *t,
 		      size_t chunk, bool stepped)
 {
@@ -360,7 +223,7 @@ static void read_text(pid_t pid, enum file_kind f, struct text *t,
 	ssize_t n;
 	int fd;
 
-	proc_path(path, sizeof(path), pid, f);
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file_names[f]);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		ksft_exit_fail_perror(path);
@@ -369,7 +232,6 @@ static void read_text(pid_t pid, enum file_kind f, struct text *t,
 		if (t->cap - t->len <= (chunk ? chunk : READ_BUF_BYTES)) {
 			t->cap = 2 * t->cap + 2 * READ_BUF_BYTES;
 			t->p = realloc(t->p, t->cap);
-			/* before the plan: an address-space limit (RLIMIT_AS) */
 			if (!t->p)
 				ksft_exit_skip("no memory to read %s (address space limit)\n",
 					       path);
@@ -385,8 +247,6 @@ static void read_text(pid_t pid, enum file_kind f, struct text *t,
 	close(fd);
 }
 
-/* ---- Parsing -------------------------------------------------------------- */
-
 /* Does a maps line or smaps header start here? (Field names: upper case.) */
 static bool is_hex(char c)
 {
@@ -394,62 +254,36 @@ static bool is_hex(char c)
 }
 
 /*
- * The "Name: value kB" fields of smaps (fs/proc/task_mmu.c __show_smap())
- * and how smaps_rollup relates to the sum over the smaps entries:
- *  K_EXACT:    whole pages, exact in each entry: the sums agree.
- *  K_PSS:      fixed-point sums truncated to kB once in the rollup and once
- *              per entry, so 0 <= rollup - sum < the entries with a fraction
- *              of a kB; only a page mapped twice or more adds a fraction
- *              (smaps_account()), so those entries show Pss < Rss.
- *  K_SWAP_PSS: the same for SwapPss, entries with SwapPss < Swap.
- *  K_PART:     Pss_Anon/File/Shmem, rollup only: against its Pss.
- *  K_VMA:      per-VMA only, not in the rollup.
- * The gate VMA ([vsyscall]) is in smaps but not in the rollup; its fields
- * are all 0.
+ * The kB fields of smaps (fs/proc/task_mmu.c: __show_smap()) against the
+ * rollup: K_EXACT whole pages, equal; K_PSS fixed-point sums truncated to
+ * kB per entry, 0 <= rollup - sum < entries with Pss < Rss (a page mapped
+ * twice, smaps_account()); K_SWAP_PSS likewise; K_PART rollup only,
+ * against its Pss; K_VMA not in the rollup.
  */
 enum field_kind { K_EXACT, K_PSS, K_SWAP_PSS, K_PART, K_VMA };
 
-/* in the order smaps prints them */
 enum field_id {
-	FI_SIZE, FI_KERNEL_PAGE_SIZE, FI_MMU_PAGE_SIZE, FI_RSS, FI_PSS,
-	FI_PSS_DIRTY, FI_PSS_ANON, FI_PSS_FILE, FI_PSS_SHMEM,
-	FI_SHARED_CLEAN, FI_SHARED_DIRTY, FI_PRIVATE_CLEAN, FI_PRIVATE_DIRTY,
-	FI_REFERENCED, FI_ANONYMOUS, FI_KSM, FI_LAZY_FREE, FI_ANON_HUGE_PAGES,
-	FI_SHMEM_PMD_MAPPED, FI_FILE_PMD_MAPPED, FI_SHARED_HUGETLB,
-	FI_PRIVATE_HUGETLB, FI_SWAP, FI_SWAP_PSS, FI_LOCKED, NR_FIELDS
+	FI_SIZE, FI_KERNEL_PAGE_SIZE, FI_MMU_PAGE_SIZE, FI_RSS, FI_PSS, FI_PSS_DIRTY, FI_PSS_ANON,
+	FI_PSS_FILE, FI_PSS_SHMEM, FI_SHARED_CLEAN, FI_SHARED_DIRTY, FI_PRIVATE_CLEAN,
+	FI_PRIVATE_DIRTY, FI_REFERENCED, FI_ANONYMOUS, FI_KSM, FI_LAZY_FREE, FI_ANON_HUGE_PAGES,
+	FI_SHMEM_PMD_MAPPED, FI_FILE_PMD_MAPPED, FI_SHARED_HUGETLB, FI_PRIVATE_HUGETLB, FI_SWAP,
+	FI_SWAP_PSS, FI_LOCKED, NR_FIELDS
 };
 
-struct field {
+/* in the order of enum field_id, as smaps prints them */
+static const struct field {
 	const char *name;
 	enum field_kind kind;
-};
-
-static const struct field fields[NR_FIELDS] = {
-	[FI_SIZE]		= { "Size", K_VMA },
-	[FI_KERNEL_PAGE_SIZE]	= { "KernelPageSize", K_VMA },
-	[FI_MMU_PAGE_SIZE]	= { "MMUPageSize", K_VMA },
-	[FI_RSS]		= { "Rss", K_EXACT },
-	[FI_PSS]		= { "Pss", K_PSS },
-	[FI_PSS_DIRTY]		= { "Pss_Dirty", K_PSS },
-	[FI_PSS_ANON]		= { "Pss_Anon", K_PART },
-	[FI_PSS_FILE]		= { "Pss_File", K_PART },
-	[FI_PSS_SHMEM]		= { "Pss_Shmem", K_PART },
-	[FI_SHARED_CLEAN]	= { "Shared_Clean", K_EXACT },
-	[FI_SHARED_DIRTY]	= { "Shared_Dirty", K_EXACT },
-	[FI_PRIVATE_CLEAN]	= { "Private_Clean", K_EXACT },
-	[FI_PRIVATE_DIRTY]	= { "Private_Dirty", K_EXACT },
-	[FI_REFERENCED]		= { "Referenced", K_EXACT },
-	[FI_ANONYMOUS]		= { "Anonymous", K_EXACT },
-	[FI_KSM]		= { "KSM", K_EXACT },
-	[FI_LAZY_FREE]		= { "LazyFree", K_EXACT },
-	[FI_ANON_HUGE_PAGES]	= { "AnonHugePages", K_EXACT },
-	[FI_SHMEM_PMD_MAPPED]	= { "ShmemPmdMapped", K_EXACT },
-	[FI_FILE_PMD_MAPPED]	= { "FilePmdMapped", K_EXACT },
-	[FI_SHARED_HUGETLB]	= { "Shared_Hugetlb", K_EXACT },
-	[FI_PRIVATE_HUGETLB]	= { "Private_Hugetlb", K_EXACT },
-	[FI_SWAP]		= { "Swap", K_EXACT },
-	[FI_SWAP_PSS]		= { "SwapPss", K_SWAP_PSS },
-	[FI_LOCKED]		= { "Locked", K_PSS },
+} fields[NR_FIELDS] = {
+	{ "Size", K_VMA }, { "KernelPageSize", K_VMA }, { "MMUPageSize", K_VMA },
+	{ "Rss", K_EXACT }, { "Pss", K_PSS }, { "Pss_Dirty", K_PSS }, { "Pss_Anon", K_PART },
+	{ "Pss_File", K_PART }, { "Pss_Shmem", K_PART }, { "Shared_Clean", K_EXACT },
+	{ "Shared_Dirty", K_EXACT }, { "Private_Clean", K_EXACT }, { "Private_Dirty", K_EXACT },
+	{ "Referenced", K_EXACT }, { "Anonymous", K_EXACT }, { "KSM", K_EXACT },
+	{ "LazyFree", K_EXACT }, { "AnonHugePages", K_EXACT }, { "ShmemPmdMapped", K_EXACT },
+	{ "FilePmdMapped", K_EXACT }, { "Shared_Hugetlb", K_EXACT },
+	{ "Private_Hugetlb", K_EXACT }, { "Swap", K_EXACT }, { "SwapPss", K_SWAP_PSS },
+	{ "Locked", K_PSS },
 };
 
 struct kb_sums {
@@ -460,21 +294,6 @@ struct kb_sums {
 	long frac_swap_pss;	/* entries with SwapPss < Swap */
 };
 
-static int field_index(const char *name, size_t len, int hint)
-{
-	int i;
-
-	if (hint >= 0 && hint < NR_FIELDS &&
-	    strlen(fields[hint].name) == len &&
-	    !memcmp(fields[hint].name, name, len))
-		return hint;
-	for (i = 0; i < NR_FIELDS; i++)
-		if (strlen(fields[i].name) == len &&
-		    !memcmp(fields[i].name, name, len))
-			return i;
-	return -1;
-}
-
 static void end_entry(struct kb_sums *s, const unsigned long long *e)
 {
 	if (e[FI_PSS] < e[FI_RSS])
@@ -483,13 +302,13 @@ static void end_entry(struct kb_sums *s, const unsigned long long *e)
 		s->frac_swap_pss++;
 }
 
-/* Sum the kB fields of smaps or smaps_rollup text @t into @s. */
 static void parse_smaps(const struct text *t, struct kb_sums *s)
 {
 	unsigned long long entry[NR_FIELDS] = { 0 };
 	const char *p = t->p, *end = t->p + t->len, *nl, *colon;
 	unsigned long long v;
-	int i, hint = 0;
+	int i, k, hint = 0;
+	size_t len;
 
 	memset(s, 0, sizeof(*s));
 	for (; p < end; p = nl + 1) {
@@ -505,10 +324,15 @@ static void parse_smaps(const struct text *t, struct kb_sums *s)
 		if (!colon || nl - p < 4 || memcmp(nl - 3, " kB", 3))
 			continue;
 		v = strtoull(colon + 1, NULL, 10);
-		i = field_index(p, (size_t)(colon - p), hint);
-		if (i < 0)
+		len = (size_t)(colon - p);
+		/* the field named there, looked for from the next expected on */
+		for (k = 0, i = hint; k < NR_FIELDS; k++, i = (i + 1) % NR_FIELDS)
+			if (strlen(fields[i].name) == len &&
+			    !memcmp(fields[i].name, p, len))
+				break;
+		if (k == NR_FIELDS)
 			continue;
-		hint = i + 1;
+		hint = (i + 1) % NR_FIELDS;
 		entry[i] = v;
 		s->kb[i] += v;
 		s->seen[i] = true;
@@ -517,10 +341,7 @@ static void parse_smaps(const struct text *t, struct kb_sums *s)
 		end_entry(s, entry);
 }
 
-/*
- * The lines of maps text @t; *@disordered counts the ranges that are empty
- * or not above the previous one.
- */
+/* Lines of maps text; *@disordered: ranges empty or below the last. */
 static long parse_maps(const struct text *t, long *disordered)
 {
 	const char *p = t->p, *end = t->p + t->len, *nl;
@@ -539,8 +360,6 @@ static long parse_maps(const struct text *t, long *disordered)
 	}
 	return lines;
 }
-
-/* ---- The measurement ------------------------------------------------------ */
 
 struct smaps_bench {
 	struct intro_opts opts;
@@ -567,12 +386,9 @@ struct smaps_bench {
 static struct smaps_bench bench;
 
 /*
- * A null call beside each syscall of a walk: a read() of no bytes
+ * A syscall that does nothing on the same file: a read() of 0 bytes
  * (seq_read_iter() returns at once), or a PROCMAP_QUERY with an unknown
- * query flag, which do_procmap_query() refuses with -EINVAL after copying
- * the query in and before it takes the mm. Either leaves the syscall's
- * entry, exit and dispatch on the same file.
- * Return: 0, or -1 with errno set.
+ * flag, refused by do_procmap_query() before it takes the mm.
  */
 static int null_call(int fd, bool query)
 {
@@ -588,11 +404,7 @@ static int null_call(int fd, bool query)
 	return errno == EINVAL ? 0 : -1;
 }
 
-/*
- * One syscall of walk @c on @fd: a read() of READ_BUF_BYTES, or the
- * PROCMAP_QUERY of the VMA at or after *@addr with its name.
- * Return: > 0 to go on, 0 at the end, -1 with errno set.
- */
+/* One syscall of walk @c: > 0 to go on, 0 at the end, -1 and errno. */
 static int walk_call(int fd, enum cost_kind c, __u64 *addr)
 {
 	struct procmap_query *q = (struct procmap_query *)bench.at;
@@ -615,12 +427,8 @@ static int walk_call(int fd, enum cost_kind c, __u64 *addr)
 }
 
 /*
- * Walk @c of round @r on the target: its file read to the end, or every
- * VMA by PROCMAP_QUERY on its maps (do_procmap_query(): VMA lookup, its
- * fields and its name, no seq_file and no formatting). Chunks of
- * CHUNK_CALLS syscalls are timed, each followed by as many null calls
- * timed apart, so the nulls see the same moments of the machine and the
- * clock reads fall alike into both.
+ * Walk @c of round @r: each chunk of CHUNK_CALLS syscalls timed, then as
+ * many null calls, so both see the same moments of the machine.
  * Return: 0, or -1 with errno set (ENOTTY: no PROCMAP_QUERY).
  */
 static int walk(enum cost_kind c, int r)
@@ -631,8 +439,8 @@ static int walk(enum cost_kind c, int r)
 	int fd, i, n, ret = 1;
 	__u64 addr = 0;
 
-	proc_path(path, sizeof(path), bench.tgt.pid,
-		  query ? F_MAPS : (enum file_kind)c);
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)bench.tgt.pid,
+		 file_names[query ? F_MAPS : c]);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -658,12 +466,9 @@ static int walk(enum cost_kind c, int r)
 }
 
 /*
- * Rounds of one timed walk of each kind, each check's two next to each
- * other, first one then the other first, so that what slows the reader
- * (a busy CPU, emulation, cache misses caused elsewhere) weighs on a file
- * and on its reference alike. Each round reads into another of SLOTS places
- * of the buffer: a copy_to_user() destination can alias with the kernel's
- * own pages in a TLB or cache, and one place would weigh on every round.
+ * Rounds of one walk of each cost, each check's pair adjacent, the order
+ * reversed every other round. Each round reads to another of SLOTS places:
+ * a copy_to_user() destination may alias the kernel's pages in a cache.
  */
 static void measure_costs(void)
 {
@@ -686,12 +491,6 @@ static void measure_costs(void)
 	}
 }
 
-/* Cost @c of round @r without its syscalls' entry and exit: ns. */
-static double net_ns(int c, int r)
-{
-	return bench.cpu_ns[c][r] - bench.null_ns[c][r];
-}
-
 static void print_mismatch(const char *check, const char *field,
 			   long long rollup_kb, long long sum_kb,
 			   long long slack_kb, long long drift_kb)
@@ -701,12 +500,9 @@ static void print_mismatch(const char *check, const char *field,
 }
 
 /*
- * Do the rollups @a, @b agree with the smaps sums @s in between? Page-count
- * fields exactly; PSS fields 0 <= rollup - sum <= bound (truncation), the
- * window widened by the drift d between the rollups and, above, by
- * PSS_HIDDEN_DRIFT_KB: [min - bound - d, max + PSS_HIDDEN_DRIFT_KB + d].
- * Pss against its parts within PSS_PARTS_SLACK_KB. Prints what disagrees
- * as evidence of @check; returns how many.
+ * Fields where rollups @a, @b disagree with the smaps sums @s between them:
+ * page counts exactly, PSS within [min - bound - d, max + d +
+ * PSS_HIDDEN_DRIFT_KB] (d: the rollups' drift). Each is printed.
  */
 static int rollup_mismatches(const char *check, const struct kb_sums *a,
 			     const struct kb_sums *b, const struct kb_sums *s)
@@ -749,12 +545,7 @@ static int rollup_mismatches(const char *check, const struct kb_sums *a,
 	return bad + (a->entries != 1);
 }
 
-/*
- * rollup, smaps, rollup until the two rollups agree (the target is blocked:
- * only other processes move its shared pages' PSS); that triple decides.
- * They agree when their page-count fields are equal and their PSS fields
- * within PSS_DRIFT_MAX_KB; else cons_changed names the first that moved.
- */
+/* rollup, smaps, rollup until the rollups agree: that triple decides. */
 static void check_consistency(void)
 {
 	struct kb_sums *sums[] = { &bench.rollup, &bench.sum, &bench.rollup2 };
@@ -779,30 +570,21 @@ static void check_consistency(void)
 	} while (bench.cons_changed && bench.cons_tries < CONSISTENCY_TRIES);
 }
 
-/* ---- Reading a target that changes ----------------------------------------- */
-
 /*
- * The churner holds CHURN_PAIRS one-page mappings it never touches
- * ("stable"), each followed by a slot of SLOT_PAGES pages that it maps,
- * unmaps, splits, faults and zaps while the parent reads it in
- * CHURN_READ_BYTES read()s: each read() resumes in m_start() beside a VMA
- * that may have gone away.
+ * The churner: CHURN_PAIRS stable pages, each before a slot it maps,
+ * unmaps, splits, faults and zaps while read in small read()s, each of
+ * which resumes in m_start() beside a VMA that may have gone. Changing
+ * reads run beside free churn; stepped ones unmap, between two read()s,
+ * the slot the next read() resumes at.
  */
 enum churn_op { CH_UNMAP, CH_MAP, CH_SPLIT, CH_FAULT, CH_ZAP };
-/*
- * Reads while the churner changes slots freely; reads that stop after each
- * read() while it unmaps the slot after the last record received, the VMA
- * the next read() resumes at.
- */
 enum churn_kind { CK_CHANGING, CK_STEPPED, NR_CHURN_KINDS };
 
-/* what the parent asks of the churner */
 struct churn_cmd {
 	enum { CC_RUN, CC_STEP } op;
 	unsigned long addr;	/* CC_STEP: the last record begun */
 };
 
-/* on a page the parent shares with the churner */
 struct churn_ctl {
 	unsigned long ops;	/* free changes made so far */
 	unsigned long resume_unmaps;	/* steps that unmapped a slot */
@@ -810,7 +592,6 @@ struct churn_ctl {
 	long locked;		/* stable pages mlock()ed: the first ones */
 };
 
-/* What the reads of one file found. */
 struct churn_file {
 	int reads[NR_CHURN_KINDS];
 	int reads_changed;	/* reads during which the churner changed */
@@ -836,10 +617,7 @@ static struct churn_run {
 	double seconds;
 } churn;
 
-/*
- * A slot that goes away between two read()s is what a resuming reader can
- * trip on, so unmapping and mapping again are drawn twice as often.
- */
+/* A resuming reader trips on a slot gone: unmap and map drawn twice. */
 static const enum churn_op churn_ops[] = {
 	CH_UNMAP, CH_MAP, CH_UNMAP, CH_MAP, CH_SPLIT, CH_FAULT, CH_ZAP, CH_FAULT,
 };
@@ -851,10 +629,8 @@ static void *map_slot(char *slot, long page)
 }
 
 /*
- * One random change to a slot (xorshift @x); its syscall's result. Errors
- * (a slot already a hole, a page not writable) are fine: a fault is a
- * read() from /dev/zero (@zero) into the slot, which returns EFAULT where
- * a store would raise SIGSEGV.
+ * One random change to a slot; errors are fine. A fault is a read() from
+ * /dev/zero, EFAULT where a store would raise SIGSEGV.
  */
 static long churn_once(char *area, long page, int zero, unsigned long long *x)
 {
@@ -878,35 +654,14 @@ static long churn_once(char *area, long page, int zero, unsigned long long *x)
 	}
 }
 
-/*
- * A step: map back the slot unmapped at the last step, then unmap the slot
- * after the pair that holds @addr, so that the VMA a reader resumes at is
- * gone when it resumes. Return: whether @addr is in the area.
- */
-static bool churn_step(char *area, long page, unsigned long addr, long *gone)
-{
-	unsigned long stride = (1 + SLOT_PAGES) * page;
-	unsigned long i = (addr - (unsigned long)area) / stride;
-
-	if (*gone >= 0)
-		map_slot(area + *gone * stride + page, page);
-	*gone = addr >= (unsigned long)area && i < CHURN_PAIRS ? (long)i : -1;
-	if (*gone >= 0)
-		munmap(area + i * stride + page, SLOT_PAGES * page);
-	return *gone >= 0;
-}
-
-/*
- * The churner: reserve the area, map the stable pages into it (the slots
- * stay PROT_NONE pieces of the reservation), send the area's address, then
- * churn on each command byte until ctl->stop, answering with one byte.
- */
+/* Stable pages in a PROT_NONE reservation; then churn on command. */
 static void churner_main(struct churn_ctl *ctl, int cmd_fd, int ack_fd)
 {
 	long page = sysconf(_SC_PAGESIZE), i;
 	unsigned long long x = 0x9e3779b97f4a7c15ULL;	/* any non-zero */
 	size_t stride = (1 + SLOT_PAGES) * page;
 	struct churn_cmd cmd;
+	unsigned long slot;
 	int zero = open("/dev/zero", O_RDONLY | O_CLOEXEC);
 	long gone = -1;
 	char *area, *p, c = 0;
@@ -921,7 +676,6 @@ static void churner_main(struct churn_ctl *ctl, int cmd_fd, int ack_fd)
 			area = MAP_FAILED;
 		else
 			store_same(p);
-		/* as RLIMIT_MEMLOCK allows: resident, and all the rollup's Locked */
 		if (ctl->locked == i && p != MAP_FAILED && !mlock(p, page))
 			ctl->locked++;
 	}
@@ -929,10 +683,18 @@ static void churner_main(struct churn_ctl *ctl, int cmd_fd, int ack_fd)
 	    area == MAP_FAILED)
 		_exit(0);
 	while (read(cmd_fd, &cmd, sizeof(cmd)) == sizeof(cmd)) {
-		if (cmd.op == CC_STEP &&
-		    churn_step(area, page, cmd.addr, &gone))
-			__atomic_add_fetch(&ctl->resume_unmaps, 1,
-					   __ATOMIC_RELAXED);
+		/* a step: map back the last slot, unmap the one after addr */
+		if (cmd.op == CC_STEP) {
+			slot = (cmd.addr - (unsigned long)area) / stride;
+			if (gone >= 0)
+				map_slot(area + gone * stride + page, page);
+			gone = cmd.addr >= (unsigned long)area &&
+			       slot < CHURN_PAIRS ? (long)slot : -1;
+			if (gone >= 0) {
+				munmap(area + slot * stride + page, SLOT_PAGES * page);
+				__atomic_add_fetch(&ctl->resume_unmaps, 1, __ATOMIC_RELAXED);
+			}
+		}
 		while (cmd.op == CC_RUN &&
 		       !__atomic_load_n(&ctl->stop, __ATOMIC_ACQUIRE)) {
 			churn_once(area, page, zero, &x);
@@ -944,29 +706,7 @@ static void churner_main(struct churn_ctl *ctl, int cmd_fd, int ack_fd)
 	_exit(0);
 }
 
-static void churner_start(void)
-{
-	char *area;
-
-	churn.ctl = mmap(NULL, sizeof(*churn.ctl), PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (churn.ctl == MAP_FAILED)
-		ksft_exit_fail_perror("map the churner's control page");
-	churn.pid = fork_piped(&churn.cmd_fd, &churn.ack_fd);
-	if (!churn.pid)
-		churner_main(churn.ctl, churn.cmd_fd, churn.ack_fd);
-	if (churn.pid < 0)
-		ksft_exit_fail_perror("fork the churner");
-	if (read(churn.ack_fd, &area, sizeof(area)) != sizeof(area) ||
-	    area == MAP_FAILED)
-		ksft_exit_skip("too few mappings allowed for the changing target\n");
-	churn.area = (unsigned long)area;
-}
-
-/*
- * Is the line at @p a maps line as show_vma_header_prefix() prints it:
- * "lo-hi rwxp offset maj:min inode[ name]", lo < hi, both page aligned?
- */
+/* A maps line as show_vma_header_prefix() prints it, page aligned? */
 static bool parse_header(const char *p, unsigned long *lo, unsigned long *hi)
 {
 	unsigned long mask = bench.page_size - 1;
@@ -978,8 +718,7 @@ static bool parse_header(const char *p, unsigned long *lo, unsigned long *hi)
 		   &n) < 3 || !n)
 		return false;
 	return (p[n] == ' ' || p[n] == '\n' || !p[n]) && strlen(perms) == 4 &&
-	       *lo < *hi &&
-	       !(*lo & mask) && !(*hi & mask);
+	       *lo < *hi && !(*lo & mask) && !(*hi & mask);
 }
 
 /* "Name:   N kB", "Name:   N" or "VmFlags: ..." as __show_smap() prints. */
@@ -1003,11 +742,7 @@ static void note_bad(struct churn_file *cf, const char *p, const char *nl)
 			 (int)(nl - p < 120 ? nl - p : 120), p);
 }
 
-/*
- * Scan one read of maps or smaps of the churner: every header well formed,
- * every stable mapping reported with its exact range (and, in smaps, Rss of
- * one page), no line that overlaps one otherwise, smaps entries complete.
- */
+/* Every line well formed, every stable mapping listed exactly once. */
 static void scan_churn_read(const struct text *t, struct churn_file *cf,
 			    bool smaps)
 {
@@ -1070,10 +805,7 @@ static void scan_churn_read(const struct text *t, struct churn_file *cf,
 	}
 }
 
-/*
- * Ask the churner to unmap the slot after the start of the last maps line
- * or smaps entry begun in @t (none: 0); wait.
- */
+/* Have the churner unmap the slot after the last entry begun in @t. */
 static void churner_step(const struct text *t)
 {
 	struct churn_cmd cmd = { .op = CC_STEP };
@@ -1095,7 +827,6 @@ static void churner_step(const struct text *t)
 		ksft_exit_fail_perror("step the churner");
 }
 
-/* One read of file @f of the churner, scanned. */
 static void churn_read(enum file_kind f, enum churn_kind k)
 {
 	struct churn_file *cf = &churn.file[f];
@@ -1121,44 +852,46 @@ static void churn_read(enum file_kind f, enum churn_kind k)
 	cf->stable_bad += kb != (unsigned long long)churn.locked * bench.page_size / 1024;
 }
 
-/* Let the churner change slots freely until churner_pause(). */
-static void churner_run(void)
+/* Let the churner change slots freely (@run), or stop it and wait. */
+static void churner_run(bool run)
 {
 	struct churn_cmd cmd = { .op = CC_RUN };
 	uint64_t t0 = intro_now_ns();
 	unsigned long ops0 = churn.ctl->ops;
+	char c;
 
-	__atomic_store_n(&churn.ctl->stop, 0, __ATOMIC_RELEASE);
-	if (write(churn.cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
+	__atomic_store_n(&churn.ctl->stop, !run, __ATOMIC_RELEASE);
+	if (!run && read(churn.ack_fd, &c, 1) != 1)
+		ksft_exit_fail_perror("stop the churner");
+	if (run && write(churn.cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
 		ksft_exit_fail_perror("start the churner");
-	/* the reads start once it changes; a jiffy or so on a busy CPU */
-	while (__atomic_load_n(&churn.ctl->ops, __ATOMIC_RELAXED) == ops0 &&
-	       intro_now_ns() - t0 < NSEC_PER_SEC)
+	while (run && intro_now_ns() - t0 < NSEC_PER_SEC &&
+	       __atomic_load_n(&churn.ctl->ops, __ATOMIC_RELAXED) == ops0)
 		sched_yield();
 }
 
-static void churner_pause(void)
-{
-	char c;
-
-	__atomic_store_n(&churn.ctl->stop, 1, __ATOMIC_RELEASE);
-	if (read(churn.ack_fd, &c, 1) != 1)
-		ksft_exit_fail_perror("stop the churner");
-}
-
-/*
- * Rounds of a changing and a stepped read of each file (CHURN_ROLLUP_READS
- * of the rollup while it changes): CHURN_MIN_READS rounds, then for
- * CHURN_FRACTION of the budget, at most CHURN_MAX_READS.
- */
+/* Changing and stepped reads of each file for CHURN_FRACTION of the budget. */
 static void measure_churn(void)
 {
 	uint64_t limit = (uint64_t)(CHURN_FRACTION * bench.budget.limit_ns);
 	enum churn_kind k;
 	int f, i, cpus[2];
 	uint64_t t0;
+	char *area;
 
-	churner_start();
+	churn.ctl = mmap(NULL, sizeof(*churn.ctl), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (churn.ctl == MAP_FAILED)
+		ksft_exit_fail_perror("map the churner's control page");
+	churn.pid = fork_piped(&churn.cmd_fd, &churn.ack_fd);
+	if (!churn.pid)
+		churner_main(churn.ctl, churn.cmd_fd, churn.ack_fd);
+	if (churn.pid < 0)
+		ksft_exit_fail_perror("fork the churner");
+	if (read(churn.ack_fd, &area, sizeof(area)) != sizeof(area) ||
+	    area == MAP_FAILED)
+		ksft_exit_skip("too few mappings allowed for the changing target\n");
+	churn.area = (unsigned long)area;
 	/* on a CPU of its own it changes slots during a read(), not between */
 	if (intro_usable_cpus(cpus, 2) == 2)
 		intro_pin(churn.pid, cpus[1]);
@@ -1173,13 +906,13 @@ static void measure_churn(void)
 		      intro_now_ns() - t0 >= limit)))
 			break;
 		if (k == CK_CHANGING)
-			churner_run();
+			churner_run(true);
 		for (f = 0; f < NR_FILES; f++)
 			churn_read((f + i / NR_CHURN_KINDS) % NR_FILES, k);
 		for (f = 1; k == CK_CHANGING && f < CHURN_ROLLUP_READS; f++)
 			churn_read(F_ROLLUP, k);
 		if (k == CK_CHANGING)
-			churner_pause();
+			churner_run(false);
 	}
 	churn.ops = churn.ctl->ops;
 	churn.resume_unmaps = churn.ctl->resume_unmaps;
@@ -1189,8 +922,6 @@ static void measure_churn(void)
 	intro_kill_wait(churn.pid);
 	munmap(churn.ctl, sizeof(*churn.ctl));
 }
-
-/* ---- Checks --------------------------------------------------------------- */
 
 /* Set by a check that skips: why it could not decide. */
 static const char *skip_reason;
@@ -1202,12 +933,7 @@ struct check {
 	double lo, hi;
 };
 
-/*
- * Cost ck->cost against cost ck->ref, each less its syscalls at the cost of
- * a null call of the same round: the median of the per-round ratios within
- * [ck->lo, ck->hi]. The reference must keep a REF_NET_MIN share of its
- * time beyond its syscalls, or its difference is mostly their noise.
- */
+/* The median per-round ratio of the two net costs within [lo, hi]. */
 static int judge_cost(const struct check *ck)
 {
 	double v[2 * ROUNDS], net[2][2 * ROUNDS], null_ns[2 * ROUNDS];
@@ -1217,8 +943,8 @@ static int judge_cost(const struct check *ck)
 	size_t len;
 
 	for (i = 0; i < bench.rounds; i++) {
-		net[0][i] = net_ns(ck->cost, i);
-		net[1][i] = net_ns(ck->ref, i);
+		net[0][i] = bench.cpu_ns[ck->cost][i] - bench.null_ns[ck->cost][i];
+		net[1][i] = bench.cpu_ns[ck->ref][i] - bench.null_ns[ck->ref][i];
 		null_ns[i] = bench.null_ns[ck->ref][i] / bench.calls[ck->ref];
 		v[i] = net[0][i] / net[1][i];
 		len = strlen(line);
@@ -1296,17 +1022,18 @@ static int check_vma_count(const struct check *ck)
 	return bad ? KSFT_FAIL : KSFT_PASS;
 }
 
-/*
- * The reads of @cf under change decide unless too few ran or the target
- * made no change; a fault seen is a FAIL even then.
- */
-static int churn_verdict(const struct churn_file *cf, long faults)
+/* Too few reads or no change skip; a fault seen fails even then. */
+static int churn_verdict(const char *check, const struct churn_file *cf,
+			 long faults)
 {
 	if (cf->reads[CK_CHANGING] < CHURN_MIN_READS ||
 	    cf->reads[CK_STEPPED] < CHURN_MIN_READS)
 		skip_reason = "time budget too small for reads under change";
 	else if (!cf->reads_changed && !churn.resume_unmaps)
 		skip_reason = "target made no change during the reads";
+	ksft_print_msg("%s: reads=%d reads_changed=%d stepped_reads=%d\n",
+		       check, cf->reads[CK_CHANGING], cf->reads_changed,
+		       cf->reads[CK_STEPPED]);
 	return faults ? KSFT_FAIL : skip_reason ? KSFT_SKIP : KSFT_PASS;
 }
 
@@ -1316,11 +1043,8 @@ static int judge_complete(const struct check *ck)
 	char *p;
 	int result;
 
-	result = churn_verdict(cf, cf->missing + cf->torn + cf->malformed +
-			       cf->stable_bad);
-	ksft_print_msg("%s: reads=%d reads_changed=%d stepped_reads=%d\n",
-		       ck->name, cf->reads[CK_CHANGING], cf->reads_changed,
-		       cf->reads[CK_STEPPED]);
+	result = churn_verdict(ck->name, cf, cf->missing + cf->torn +
+			       cf->malformed + cf->stable_bad);
 	ksft_print_msg("%s: churn_ops=%lu resume_unmaps=%lu churn_s=%.2f read_bytes=%d\n",
 		       ck->name, churn.ops, churn.resume_unmaps, churn.seconds,
 		       CHURN_READ_BYTES);
@@ -1331,7 +1055,7 @@ static int judge_complete(const struct check *ck)
 	if (cf->missing)
 		ksft_print_msg("%s: first_missing_start=%#lx\n", ck->name,
 			       cf->first_missing);
-	/* blanks as '_', so that the line stays one token of a figure line */
+	/* blanks as '_': one token */
 	for (p = cf->first_bad; *p; p++)
 		*p = *p == ' ' || *p == '\t' ? '_' : *p;
 	if (cf->first_bad[0])
@@ -1341,11 +1065,8 @@ static int judge_complete(const struct check *ck)
 }
 
 /*
- * The churner's only mlock()ed pages are the stable pages it could lock,
- * mapped once and never touched: the rollup's Locked is exactly theirs
- * whatever else maps, swaps or changes, and a rollup that skips or repeats
- * a VMA after it drops mmap_lock for a waiting writer (as before
- * 6d065f507d82) moves it.
+ * The rollup's Locked is exactly the churner's locked stable pages, unless
+ * it skips or repeats a VMA after dropping mmap_lock (before 6d065f507d82).
  */
 static int check_changing_rollup(const struct check *ck)
 {
@@ -1354,17 +1075,10 @@ static int check_changing_rollup(const struct check *ck)
 				  bench.page_size / 1024;
 	int result;
 
-	/* a precondition, decided before the reads are judged */
 	if (!churn.locked)
 		skip_reason = "no page could be locked (RLIMIT_MEMLOCK)";
-	result = churn_verdict(cf, cf->stable_bad);
-	ksft_print_msg("%s: reads=%d reads_changed=%d stepped_reads=%d\n",
-		       ck->name, cf->reads[CK_CHANGING], cf->reads_changed,
-		       cf->reads[CK_STEPPED]);
-	/*
-	 * No read: min_locked_kb is NAN, which intro_figures() leaves out.
-	 * Some of them lost is what 6d065f507d82 fixed (none: walks nothing).
-	 */
+	result = churn_verdict(ck->name, cf, cf->stable_bad);
+	/* no read: min_locked_kb NAN, left out */
 	intro_figures(ck->name,
 		      "locked_wrong_reads=%ld min_locked_kb=%.0f max_locked_kb=%llu locked_kb=%llu%s",
 		      cf->stable_bad, churn.locked_kb[0] == ~0ULL ? NAN :
@@ -1390,8 +1104,44 @@ static const struct check checks[] = {
 	{ .name = "changing_rollup_rss", .judge = check_changing_rollup },
 };
 
+static const struct intro_prog prog = {
+	.usage =
+	"smaps_perf: the cost of /proc/PID/maps, smaps and smaps_rollup per mapping\n"
+	"(VMA), and smaps_rollup against the smaps sums.\n"
+	"\n"
+	"A target maps one page 4096 times; each cost is the reader's CPU per VMA\n"
+	"against a reference walk of the same VMAs, timed next to each other in\n"
+	"rounds (median of the per-round ratios), each less its syscalls at the\n"
+	"cost of a null PROCMAP_QUERY (null_call_us). A second target changes\n"
+	"while read.\n"
+	"\n"
+	"Checks:\n"
+	"  maps_cost                maps / PROCMAP_QUERY over the VMAs in 0.12..1.2\n"
+	"  smaps_vs_maps_cost       smaps / maps in 1.5..8.5\n"
+	"  smaps_rollup_cost        smaps_rollup / PROCMAP_QUERY in 0.04..0.55\n"
+	"  rollup_equals_smaps_sum  smaps_rollup fields equal the smaps sums (PSS\n"
+	"                           within one kB per entry)\n"
+	"  vma_count                maps lists every mapping once, in order; smaps\n"
+	"                           has as many entries\n"
+	"  changing_maps_complete   maps of a target that maps, unmaps, splits and\n"
+	"                           faults while read in 1 kB read()s: every mapping\n"
+	"                           it never touches is listed, no line malformed\n"
+	"  changing_smaps_complete  the same for smaps (and their Rss one page)\n"
+	"  changing_rollup_rss      its smaps_rollup counts the untouched mappings once\n"
+	"\n"
+	"Needs: CONFIG_PROC_PAGE_MONITOR, CONFIG_TMPFS (memfd_create), PROCMAP_QUERY\n"
+	"(v6.11) for two cost checks; no privilege. Uses up to 4096 mappings within\n"
+	"vm.max_map_count (a few MiB). At most 20 s x scale.\n",
+	.check_names = &checks[0].name,
+	.nr_checks = ARRAY_SIZE(checks),
+	.check_size = sizeof(checks[0]),
+	.min_scale = 0.25,
+	.max_scale = 1.5,	/* a 30 s budget ends inside a 45 s timeout */
+};
+
 int main(int argc, char **argv)
 {
+	struct target *t = &bench.tgt;
 	char path[PATH_LEN];
 	long room;
 	int result;
@@ -1408,19 +1158,24 @@ int main(int argc, char **argv)
 		ksft_exit_skip("vm.max_map_count not readable\n");
 	room = strtol(path, NULL, 10) - MAP_COUNT_MARGIN;
 	bench.page_size = sysconf(_SC_PAGESIZE);
-	bench.rounds_max = (int)lround(ROUNDS * bench.opts.scale);
-	if (bench.rounds_max < ROUNDS_MIN)
-		bench.rounds_max = ROUNDS_MIN;
+	bench.rounds_max = (int)fmax(lround(ROUNDS * bench.opts.scale), ROUNDS_MIN);
 	bench.buf = malloc(READ_BUF_BYTES + SLOTS * (bench.page_size + 256));
 	if (!bench.buf)
 		ksft_exit_skip("no memory for the read buffer (address space limit)\n");
-	target_start(&bench.tgt, room < TARGET_VMAS ? room : TARGET_VMAS);
-	read_text(bench.tgt.pid, F_MAPS, &bench.text, 0, false);
-	bench.tgt.vmas = parse_maps(&bench.text, &bench.disordered);
+	t->pid = fork_piped(&t->cmd_fd, &t->ack_fd);
+	if (!t->pid)
+		target_main(room < TARGET_VMAS ? room : TARGET_VMAS,
+			    t->cmd_fd, t->ack_fd);
+	if (t->pid < 0 ||
+	    read(t->ack_fd, &t->ack, sizeof(t->ack)) != sizeof(t->ack))
+		ksft_exit_fail_perror("start the target");
+	if (t->ack.err)
+		ksft_print_msg("target: mmap_errno=%d\n", t->ack.err);
+	read_text(t->pid, F_MAPS, &bench.text, 0, false);
+	t->vmas = parse_maps(&bench.text, &bench.disordered);
 	ksft_print_msg("target: vmas=%ld baseline_vmas=%ld mapped=%ld locked=%ld\n",
-		       bench.tgt.vmas, bench.tgt.ack.baseline,
-		       bench.tgt.ack.created, bench.tgt.ack.locked);
-	if (bench.tgt.ack.created < MIN_VMAS)
+		       t->vmas, t->ack.baseline, t->ack.created, t->ack.locked);
+	if (t->ack.created < MIN_VMAS)
 		ksft_exit_skip("too few mappings allowed for a cost measurement\n");
 	check_consistency();
 	measure_churn();
@@ -1432,9 +1187,9 @@ int main(int argc, char **argv)
 		result = checks[i].judge(&checks[i]);
 		intro_report(checks[i].name, result, skip_reason);
 	}
-	close(bench.tgt.cmd_fd);
-	close(bench.tgt.ack_fd);
-	intro_kill_wait(bench.tgt.pid);
+	close(t->cmd_fd);
+	close(t->ack_fd);
+	intro_kill_wait(t->pid);
 	ksft_print_msg("run: spent_s=%.2f budget_s=%.1f\n",
 		       intro_budget_spent_s(&bench.budget),
 		       BUDGET_S * bench.opts.scale);

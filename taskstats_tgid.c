@@ -1,29 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * taskstats_tgid - the taskstats exit records of a thread-creating workload:
- * every record arrives, one TGID record per thread group, the records make
- * sense, and an exit listener does not make thread exit expensive.
+ * taskstats_tgid - the taskstats exit records of a thread-creating workload.
  *
- * Regression guarded: "[Patch][RFC] Disabling per-tgid stats on task exit
- * in taskstats" (LKML, June 2006): a TGID record on every thread exit made
- * 1000 threads at a time run 2.5x longer under a listener, which saw
- * ENOBUFS; fixed in 2.6.18 by ad4ecbcba728 ("delay accounting taskstats
- * interface send tgid once"). Also caught, with their fixes: version 0 TGID
+ * Guards ad4ecbcba728 (2.6.18, "delay accounting taskstats interface send
+ * tgid once"): a TGID record on every thread exit made 1000 threads run
+ * 2.5x longer under a listener, which saw ENOBUFS. Also version 0 TGID
  * records (16c4f0211aaa), TGID records without the exited threads' times
  * ("taskstats: retain dead thread stats in TGID queries"), the version 15
- * layout (0bf2d838de1f), and a REGISTER_CPUMASK string without its NUL
- * parsed one character short (1f58a5335cdd, "taskstats: fix cpumask parsing
- * cutting off the last character").
- *
- * Invariants (kernel/taskstats.c: taskstats_exit()): with an all-CPU
- * listener whose buffer cannot overrun, each exiting thread yields one PID
- * record; the last thread of a group that ever had two threads also yields
- * the group's one TGID record, in the message of its PID record flagged
- * AGROUP; the TGID record sums its threads' counters, each sampled before
- * that thread's PID record (so never more than their sum); and a listener
- * costs each exit a record, not a multiple of the exit's own cost. A
- * listener registered for a cpulist ("N", "A-B", "A,B"; NUL-terminated or
- * not) gets the exits of exactly those CPUs.
+ * layout (0bf2d838de1f) and a cpumask without its NUL parsed one character
+ * short (1f58a5335cdd). Invariants (kernel/taskstats.c: taskstats_exit()):
+ * one PID record per exiting thread; one TGID record per group, in the
+ * message of the PID record flagged AGROUP, summing its threads' counters
+ * (never above); a listener costs an exit a record, not a multiple of it;
+ * a cpulist listener gets the exits of exactly those CPUs.
  */
 #define _GNU_SOURCE
 #define __SANE_USERSPACE_TYPES__	/* __u64 is unsigned long long */
@@ -31,9 +20,6 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -50,56 +36,34 @@
 
 #include "introspect_util.h"
 
-/* ---- bounds ---------------------------------------------------------- */
-
 /*
- * tgid_sums_match_threads: TGID / sum(PID) of each summed field. A thread is
- * added to the TGID record just before its PID record is filled, so healthy
- * ratios only fall short of 1 by a tick or a context switch (lowest 0.76);
- * above 1 (counted twice) or below half (threads lost) is a fault.
+ * TGID / sum(PID) of each summed field: healthy falls short of 1 by a tick
+ * or a switch (lowest 0.76); above 1 or below half (threads lost) fails.
  */
 #define SUM_RATIO_MIN		0.50
 #define SUM_MIN_TICKS		20	/* tick-sampled sums judged over this */
 
-/*
- * delay_totals_match_threads: TGID / sum(PID) of each delay total. Only a
- * run-queue wait between a thread's two samples separates them, so healthy
- * groups read 1; a group whose exited threads' delays are lost reads
- * about 1 / threads, one counted twice above 1.
- */
+/* Delay totals: healthy 1, exited threads' delays lost about 1/threads. */
 #define DELAY_RATIO_MIN		0.90
 
 /*
- * listener_exit_latency: median over pairs of blocks of the latency of a
- * thread exit with / without the listener, same thread, same CPU, each
- * less the syscalls on its path. Healthy kernels read 1.06-1.07 natively
- * (syscalls of 1 to 4.5 us) and 1.37-1.71 under qemu TCG (x86_64, x86_64
- * with PTI, armhf, arm64 the highest); an exit made twice as slow by a
- * listener reads 2.1 or more natively: the bound sits there, 23 % above
- * the highest healthy figure.
+ * Thread exit with / without the listener, less the syscalls on its path:
+ * healthy 1.06-1.07 natively, 1.37-1.71 under qemu TCG; an exit twice as
+ * slow reads 2.1 or more natively, 23 % above the highest healthy figure.
  */
 #define EXIT_RATIO_MAX		2.10
 /*
  * Syscalls on an exit's path, taken off both sides at the cost of a null
- * one: glibc's start_thread() blocks signals and returns the stack's pages
- * (rt_sigprocmask(), madvise()) before exit(), then the joiner returns from
- * futex(). Where a syscall costs 1-4 us they were a third of the exit and
- * more, and a listener's fixed cost read that much smaller.
+ * one: glibc's start_thread() calls rt_sigprocmask() and madvise() before
+ * exit(), the joiner returns from futex().
  */
 #define EXIT_PATH_SYSCALLS	3
 #define NULL_BATCHES		5
 #define NULL_BATCH_CALLS	16
 #define COST_MIN_PAIRS		10	/* noise gate: fewer pairs decide nothing */
 
-/*
- * register_cpumask_forms: exact counts. Each named CPU must deliver the
- * records of the children that exited on it, a CPU not named none; two
- * exits a CPU tell a lost or doubled record (1 or 3) from a CPU the kernel
- * left out of the mask (0).
- */
+/* Two exits a CPU tell a lost or doubled record (1, 3) from a CPU left out. */
 #define CPUMASK_EXITS_PER_CPU	2
-
-/* ---- workload shape -------------------------------------------------- */
 
 #define WL_THREADS		32	/* threads alive at once, as in 2006 */
 #define WL_ROUNDS		40	/* rounds of a group: 1280 thread exits */
@@ -111,17 +75,11 @@
 #define COST_S			8.0	/* listener cost pairs at most, at --scale 1 */
 #define COST_BLOCK		8	/* exits timed in one block */
 #define COST_MAX_PAIRS		2048
-/*
- * A queued exit record takes about 2.5 KiB of receive memory and the kernel
- * doubles SO_RCVBUFFORCE: this holds the records of three whole groups, or
- * of the busy host's exits during one cpumask form (a few ms; 1 s in TCG).
- */
+/* About 2.5 KiB a queued record, doubled by the kernel: three groups. */
 #define RCVBUF_BYTES		(4 << 20)
 /*
- * An exited thread's task_struct and stack stay charged to the memory
- * cgroup until an RCU grace period frees them, so a workload that outruns
- * the grace periods piles up tens of MiB: each round of threads and each
- * pair of exit blocks first waits up to ROOM_WAIT_S for this much room.
+ * Exited threads stay charged to the memory cgroup until an RCU grace
+ * period frees them: each round first waits for this much room.
  */
 #define ROOM_MIN_BYTES		(8LL << 20)
 #define ROOM_WAIT_S		2.0
@@ -130,8 +88,6 @@
 
 #define NO_ROOM		"memory cgroup: under 8 MiB of room for 2 s"
 
-/* ---- netlink --------------------------------------------------------- */
-
 #define NLA_DATA(na)		((const char *)(na) + NLA_HDRLEN)
 
 static int nl_fd = -1;
@@ -139,14 +95,12 @@ static int ts_family;
 static char cpulist[256];	/* every possible CPU */
 static char nl_buf[64 << 10];	/* many records; MSG_TRUNC tells a longer one */
 
-/* NLMSG_OK() without its signed/unsigned comparison */
 static bool nlmsg_ok(const struct nlmsghdr *nlh, int rem)
 {
 	return rem >= (int)sizeof(*nlh) && nlh->nlmsg_len >= sizeof(*nlh) &&
 	       nlh->nlmsg_len <= (__u32)rem;
 }
 
-/* The attributes of @rem bytes: for (na = first; nla_ok(); nla_next()) */
 static bool nla_ok(const struct nlattr *na, int rem)
 {
 	return rem >= (int)sizeof(*na) && na->nla_len >= sizeof(*na) &&
@@ -166,10 +120,8 @@ static const struct nlattr *genl_attrs(const struct nlmsghdr *nlh, int *rem)
 }
 
 /*
- * Send a request with one attribute @attr (@len bytes of @data) on @fd and
- * wait for its reply: the family id for CTRL_CMD_GETFAMILY, else the ack's
- * error code (0 or -errno). Exit records that arrive in between are
- * dropped: requests are only sent while no workload runs.
+ * A request with one attribute: the family id for CTRL_CMD_GETFAMILY, else
+ * 0 or -errno. Records in between are dropped: no workload runs then.
  */
 static int nl_request(int fd, __u16 type, __u8 cmd, __u16 attr,
 		      const void *data, size_t len)
@@ -242,10 +194,8 @@ static int nl_socket(void)
 }
 
 /*
- * (De)register socket @fd as exit listener for the CPUs of @mask, a cpulist
- * string sent as its first @len bytes: with its NUL or without. A listener
- * whose socket is closed (also by a kill) is dropped by the kernel at the
- * next exit on its CPUs (send_cpu_listeners(): -ECONNREFUSED).
+ * (De)register @fd for the cpulist @mask, @len bytes with or without its
+ * NUL. A closed socket is dropped at the next exit (send_cpu_listeners()).
  */
 static int listener(int fd, bool reg, const char *mask, size_t len)
 {
@@ -254,7 +204,6 @@ static int listener(int fd, bool reg, const char *mask, size_t len)
 				TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, mask, len);
 }
 
-/* (De)register @fd for all possible CPUs, a NUL-terminated cpulist. */
 static int listener_all(int fd, bool reg)
 {
 	return listener(fd, reg, cpulist, strlen(cpulist) + 1);
@@ -271,13 +220,10 @@ static __u64 socket_drops(int fd)
 	return mem[SK_MEMINFO_DROPS];
 }
 
-/* ---- records --------------------------------------------------------- */
-
 /*
- * struct taskstats only grows at the end, except in version 15, which put a
- * max and a min after each delay total (0bf2d838de1f moved them to the end
- * as version 16). Records are copied into the layout of the header built
- * with: fields the kernel did not send stay 0, rec_has() says which it sent.
+ * struct taskstats grows at the end, but version 15 put a max and a min
+ * after each delay total (moved to the end by 0bf2d838de1f): records are
+ * copied into this header's layout, rec_has() says what the kernel sent.
  */
 #define V15			15
 #define TS_OFF(f)		offsetof(struct taskstats, f)
@@ -299,7 +245,6 @@ struct rec {
 	bool tgid;
 };
 
-/* True if the kernel sent field @f (no record ends inside a field) */
 #define rec_has(r, f)	((r)->have >= TS_OFF(f) + sizeof(__u64))
 
 static void normalise(struct rec *r, const char *raw, size_t len)
@@ -325,7 +270,6 @@ static void normalise(struct rec *r, const char *raw, size_t len)
 	}
 }
 
-/* The records read from one socket: those of this process's children. */
 struct harvest {
 	struct rec *recs;
 	size_t n, cap;
@@ -358,7 +302,6 @@ static void parse_aggr(struct harvest *h, const struct nlattr *aggr)
 	}
 	if (!have_stats)
 		return;
-	/* ours: PID records of a child of this process, and every TGID record */
 	if (!r.tgid && (pid_t)r.ts.ac_ppid != getpid()) {
 		h->foreign++;
 		return;
@@ -372,7 +315,7 @@ static void parse_aggr(struct harvest *h, const struct nlattr *aggr)
 	h->recs[h->n++] = r;
 }
 
-/* Read every record queued on @fd without blocking; false on a hard error. */
+/* Every record queued on @fd, without blocking; false on an error. */
 static bool drain(int fd, struct harvest *h)
 {
 	const struct nlmsghdr *nlh;
@@ -405,9 +348,6 @@ static bool drain(int fd, struct harvest *h)
 	}
 }
 
-/* ---- memory cgroup room ---------------------------------------------- */
-
-/* limit and usage files of this process's memory cgroup and its parents */
 static char room_files[CGROUP_MAX_DEPTH][2][PATH_MAX + 32];
 static int room_levels;
 
@@ -427,10 +367,7 @@ static void find_room_files(void)
 	} while (++room_levels < CGROUP_MAX_DEPTH && intro_cgroup_parent(dir, top));
 }
 
-/*
- * Bytes this process may still charge: the least limit - usage up the tree.
- * No limit reads "max" (v2) or PAGE_COUNTER_MAX pages, about 2^63 bytes (v1).
- */
+/* The least limit - usage up the tree; no limit: "max" or about 2^63. */
 static long long memcg_room(void)
 {
 	long long room = LLONG_MAX;
@@ -446,7 +383,6 @@ static long long memcg_room(void)
 	return room;
 }
 
-/* Wait for the room a round of exits needs; false if it did not come. */
 static bool wait_for_room(void)
 {
 	__u64 t0 = intro_now_ns();
@@ -459,9 +395,6 @@ static bool wait_for_room(void)
 	return true;
 }
 
-/* ---- records workload ------------------------------------------------ */
-
-/* Filled by a workload child, read by the parent after reaping it. */
 static struct {
 	__u64 threads;		/* threads created and joined */
 	const char *no_thread;	/* why none was created, if so */
@@ -480,11 +413,7 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/*
- * Rounds of up to WL_THREADS threads, created then joined. Where a task
- * limit (pids.max, RLIMIT_NPROC, threads-max) refuses a thread, the round
- * goes on with those it has: the records are judged per thread created.
- */
+/* Rounds of WL_THREADS threads; a task limit leaves a round fewer. */
 static void group_main(double seconds)
 {
 	pthread_t tid[WL_THREADS];
@@ -519,11 +448,9 @@ static void group_main(double seconds)
 }
 
 /*
- * Fork a workload child on @cpu (a thread group if @group), read records
- * while it runs, reap it, then read what it left queued: taskstats_exit()
- * runs before exit_notify(), so every record is queued before wait4() can
- * return. Return: the child's pid, 0 if a task limit refused it or its
- * threads, exits the program on any other failure.
+ * A workload child on @cpu, its records read until it is reaped and after:
+ * taskstats_exit() runs before exit_notify(), so all are queued by then.
+ * Return: its pid, 0 if a task limit refused it or its threads.
  */
 static pid_t run_child(bool group, int cpu, double seconds, struct harvest *h)
 {
@@ -565,9 +492,6 @@ static pid_t run_child(bool group, int cpu, double seconds, struct harvest *h)
 	return shared->no_thread ? 0 : pid;
 }
 
-/* ---- judging the records --------------------------------------------- */
-
-/* One summed field: TGID / sum(PID) over every group, the lowest kept. */
 struct sum_tally {
 	__u64 over;		/* TGID above the sum of its threads */
 	double min;
@@ -603,7 +527,6 @@ static void note_bad(const char *what, __u32 id)
 	}
 }
 
-/* record_fields_sane on one PID record of child @pid. */
 static void check_fields(const struct harvest *h, const struct rec *r,
 			 pid_t pid, const char *comm)
 {
@@ -630,26 +553,10 @@ static void check_fields(const struct harvest *h, const struct rec *r,
 		note_bad("ac_exitcode", r->id);
 }
 
-static void sum_ratio(struct sum_tally *s, const char *field, __u64 tgid,
-		      __u64 sum)
-{
-	if (tgid > sum && !s->over++)
-		s->over_field = field;
-	if (!sum)
-		return;
-	s->judged++;
-	if ((double)tgid / sum < s->min) {
-		s->min = (double)tgid / sum;
-		s->min_field = field;
-	}
-}
-
 /*
- * The summed fields. utime, stime and cpu_run_real_total are tick sampled:
- * judged only over SUM_MIN_TICKS (@tick_unit: the field's units per us).
- * The delay totals are delay_totals_match_threads's, less irq_delay_total:
- * an interrupt between a thread's two samples is a large share of the few
- * a group sees.
+ * @tick_unit: units per us of a tick-sampled field, judged over
+ * SUM_MIN_TICKS. No irq_delay_total: one interrupt between a thread's
+ * two samples is a large share of a group's few.
  */
 static const struct {
 	const char *name;
@@ -657,13 +564,10 @@ static const struct {
 	int tick_unit;
 	bool delay;
 } sum_fields[] = {
-	{ "cpu_count", TS_OFF(cpu_count), 0, false },
-	{ "nvcsw", TS_OFF(nvcsw), 0, false },
-	{ "nivcsw", TS_OFF(nivcsw), 0, false },
-	{ "etime", TS_OFF(ac_etime), 0, false },
+	{ "cpu_count", TS_OFF(cpu_count), 0, false }, { "nvcsw", TS_OFF(nvcsw), 0, false },
+	{ "nivcsw", TS_OFF(nivcsw), 0, false }, { "etime", TS_OFF(ac_etime), 0, false },
 	{ "cpu_run_virtual", TS_OFF(cpu_run_virtual_total), 0, false },
-	{ "utime", TS_OFF(ac_utime), 1, false },
-	{ "stime", TS_OFF(ac_stime), 1, false },
+	{ "utime", TS_OFF(ac_utime), 1, false }, { "stime", TS_OFF(ac_stime), 1, false },
 	{ "cpu_run_real", TS_OFF(cpu_run_real_total), 1000, false },
 	{ "cpu_delay_total", TS_OFF(cpu_delay_total), 0, true },
 	{ "blkio_delay_total", TS_OFF(blkio_delay_total), 0, true },
@@ -679,10 +583,10 @@ static __u64 field(const struct taskstats *t, size_t off)
 	return *(const __u64 *)((const char *)t + off);
 }
 
-/* The sums of one thread group's PID records against its TGID record. */
 static void check_sums(const struct harvest *h, const struct rec *tg, pid_t pid)
 {
-	__u64 sum[ARRAY_SIZE(sum_fields)] = { 0 };
+	__u64 sum[ARRAY_SIZE(sum_fields)] = { 0 }, tgid;
+	struct sum_tally *s;
 	size_t i, f;
 
 	for (i = 0; i < h->n; i++)
@@ -692,27 +596,29 @@ static void check_sums(const struct harvest *h, const struct rec *tg, pid_t pid)
 	if (!tg->ts.ac_utime && !tg->ts.ac_stime && !tg->ts.ac_etime &&
 	    !tg->ts.nvcsw && !tg->ts.nivcsw)
 		tally.tgid_times_zero = true;
-	for (f = 0; f < ARRAY_SIZE(sum_fields); f++)
-		if (sum[f] >= SUM_MIN_TICKS * jiffy_us * sum_fields[f].tick_unit)
-			sum_ratio(sum_fields[f].delay ? &tally.delays : &tally.sums,
-				  sum_fields[f].name, field(&tg->ts, sum_fields[f].off),
-				  sum[f]);
+	for (f = 0; f < ARRAY_SIZE(sum_fields); f++) {
+		s = sum_fields[f].delay ? &tally.delays : &tally.sums;
+		tgid = field(&tg->ts, sum_fields[f].off);
+		if (sum[f] < SUM_MIN_TICKS * jiffy_us * sum_fields[f].tick_unit)
+			continue;
+		if (tgid > sum[f] && !s->over++)
+			s->over_field = sum_fields[f].name;
+		if (!sum[f])
+			continue;
+		s->judged++;
+		if ((double)tgid / sum[f] < s->min) {
+			s->min = (double)tgid / sum[f];
+			s->min_field = sum_fields[f].name;
+		}
+	}
 	tally.sum_groups++;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Judge the records of child @pid: counts, TGID placement, fields, sums. */
 static void judge_child(const struct harvest *h, pid_t pid, bool group)
 {
 	const struct rec *tg = NULL, *agroup = NULL;
 	__u64 mine = 0, tgids = 0, agroups = 0, dups = 0;
-	__u32 *tids = calloc(h->n + 1, sizeof(*tids));
+	double *tids = calloc(h->n + 1, sizeof(*tids));
 	size_t i;
 
 	if (!tids)
@@ -739,7 +645,7 @@ static void judge_child(const struct harvest *h, pid_t pid, bool group)
 			agroup = r;
 		}
 	}
-	qsort(tids, mine, sizeof(*tids), cmp_u32);
+	intro_sort(tids, mine);
 	for (i = 1; i < mine; i++)
 		dups += tids[i] == tids[i - 1];
 	free(tids);
@@ -756,7 +662,6 @@ static void judge_child(const struct harvest *h, pid_t pid, bool group)
 		tally.singles++;
 		tally.single_tgid += tgids;
 	}
-	/* the group-exit record: one AGROUP, in the TGID record's message */
 	if (agroups != 1 || (tg && (!agroup || agroup->msg != tg->msg)))
 		tally.agroup_bad++;
 	/* a record missing or extra would move a sum: only whole groups */
@@ -764,7 +669,6 @@ static void judge_child(const struct harvest *h, pid_t pid, bool group)
 		check_sums(h, tg, pid);
 }
 
-/* Thread groups and single-threaded children, alternately, on @cpu. */
 static void records_phase(int cpu, double seconds)
 {
 	__u64 drops0 = socket_drops(nl_fd);
@@ -788,8 +692,6 @@ static void records_phase(int cpu, double seconds)
 	h->cap = 0;
 }
 
-/* ---- listener cost --------------------------------------------------- */
-
 static struct {
 	double ratio[COST_MAX_PAIRS], with_us[COST_MAX_PAIRS];
 	double without_us[COST_MAX_PAIRS], null_us[COST_MAX_PAIRS];
@@ -804,11 +706,8 @@ static void *stamp_exit(void *arg)
 }
 
 /*
- * Median latency, in us, of COST_BLOCK thread exits with the listener
- * registered or not (@with): one thread at a time, from its last
- * instruction to its joiner running again on the same CPU, the whole
- * do_exit() up to the futex wake-up in exit_mm(), which comes after
- * taskstats_exit(). Records queued in the block are read after it.
+ * Median us of COST_BLOCK thread exits, from the last instruction to the
+ * joiner running (the futex wake-up in exit_mm() follows taskstats_exit()).
  * Return: 0 when a task limit refused the thread.
  */
 static double exit_block_us(pthread_attr_t *attr, bool with)
@@ -838,35 +737,13 @@ static double exit_block_us(pthread_attr_t *attr, bool with)
 	return intro_median(us, COST_BLOCK, false);
 }
 
-/* A null syscall (getppid()) on this CPU: the median of batches, in us. */
-static double null_call_us(void)
-{
-	double us[NULL_BATCHES];
-	__u64 t0;
-	int i, j;
-
-	for (i = 0; i < NULL_BATCHES; i++) {
-		t0 = intro_now_ns();
-		for (j = 0; j < NULL_BATCH_CALLS; j++)
-			syscall(SYS_getppid);
-		us[i] = (intro_now_ns() - t0) / 1e3 / NULL_BATCH_CALLS;
-	}
-	return intro_median(us, NULL_BATCHES, false);
-}
-
-/*
- * Pairs of blocks, with and without the listener, in alternating order
- * (ABBA), so that load, priority, steal and emulation slow both alike;
- * each pair gives one ratio of the two less the syscalls on an exit's
- * path, at the cost of a null one timed beside them. The main thread
- * runs on @cpu for this.
- */
+/* Pairs of blocks with and without the listener, ABBA: load hits both. */
 static void cost_phase(int cpu, double seconds)
 {
-	__u64 t0 = intro_now_ns();
+	double a, b, null, us[NULL_BATCHES];
+	__u64 t0 = intro_now_ns(), t1;
 	pthread_attr_t attr;
-	double a, b;
-	int i;
+	int i, j, k;
 
 	intro_pin(0, cpu);
 	pthread_attr_init(&attr);
@@ -881,27 +758,28 @@ static void cost_phase(int cpu, double seconds)
 		cost.stopped = !a || !b ? INTRO_NO_TASK : NULL;
 		if (cost.stopped)
 			break;
-		cost.null_us[i] = null_call_us();
-		cost.with_us[i] = (i % 2 ? a : b) -
-				  EXIT_PATH_SYSCALLS * cost.null_us[i];
-		cost.without_us[i] = (i % 2 ? b : a) -
-				     EXIT_PATH_SYSCALLS * cost.null_us[i];
+		/* a null syscall (getppid()): the median of batches */
+		for (k = 0; k < NULL_BATCHES; k++) {
+			t1 = intro_now_ns();
+			for (j = 0; j < NULL_BATCH_CALLS; j++)
+				syscall(SYS_getppid);
+			us[k] = (intro_now_ns() - t1) / 1e3 / NULL_BATCH_CALLS;
+		}
+		cost.null_us[i] = intro_median(us, NULL_BATCHES, false);
+		null = EXIT_PATH_SYSCALLS * cost.null_us[i];
+		cost.with_us[i] = (i % 2 ? a : b) - null;
+		cost.without_us[i] = (i % 2 ? b : a) - null;
 		cost.ratio[i] = cost.with_us[i] / cost.without_us[i];
 		cost.pairs++;
 	}
 	listener_all(nl_fd, false);
 }
 
-/* ---- cpumask forms --------------------------------------------------- */
-
 /*
- * The cpumask is a cpulist string ("1-3,5,7-8", Documentation/accounting/
- * taskstats.rst) in an NLA_STRING, which a sender may end with its NUL or
- * not. The forms name the second usable CPU alone (on one CPU: the only
- * one, and no other form) or the first two as a range or a list, each with
- * and without the NUL; children exit on both CPUs and on a third, never
- * named, where there is one. taskstats_exit() sends to the listeners of
- * the CPU it runs on: a record counts for the CPU its child ran on.
+ * The cpumask is a cpulist in an NLA_STRING, with or without its NUL. The
+ * forms name the second usable CPU (one CPU: the only one) or the first
+ * two; children exit on those and a third. taskstats_exit() sends to the
+ * listeners of the CPU it runs on.
  */
 static const char * const form_name[] = {
 	"single_with_nul", "single_without_nul", "range_with_nul",
@@ -909,10 +787,8 @@ static const char * const form_name[] = {
 };
 
 static int cpus[INTRO_MAX_CPUS], ncpus, nprobe;	/* probed: cpus[0..nprobe) */
-/* the forms sent (on one usable CPU the two single ones) and their CPU */
 static int nr_forms, single_cpu;
 
-/* A registration form and what its listener received. */
 static struct cpumask_form {
 	char mask[32];
 	int err;		/* of the registration: 0 or -errno */
@@ -938,7 +814,7 @@ static bool form_wrong(int i)
 	return forms[i].err;
 }
 
-/* A child that exits on @cpu: its pid, 0 if it ran elsewhere, -1: EAGAIN */
+/* A child exited on @cpu: its pid, 0 if it ran elsewhere, -1: EAGAIN */
 static pid_t exit_on_cpu(int cpu)
 {
 	pid_t pid = intro_fork();
@@ -957,12 +833,7 @@ static pid_t exit_on_cpu(int cpu)
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? pid : 0;
 }
 
-/*
- * Register a socket of its own with form @i's mask, let children exit on
- * each probed CPU, read what arrived (queued before wait4() returns, see
- * run_child()), deregister every possible CPU with the NUL-terminated
- * cpulist, which any kernel parses whole.
- */
+/* A socket of its own registered with form @i, children exit on each CPU. */
 static void run_cpumask_form(int i)
 {
 	pid_t pid[FORM_MAX_CPUS][CPUMASK_EXITS_PER_CPU];
@@ -1004,9 +875,6 @@ static void run_cpumask_form(int i)
 	free(h.recs);
 }
 
-/* ---- checks ---------------------------------------------------------- */
-
-/* The fixes that failing record checks name */
 #define TGID_VERSION_FIX	"16c4f0211aaa"
 #define V15_FIX			"0bf2d838de1f"
 #define DEAD_THREADS_FIX	"taskstats_retain_dead_thread_stats_in_TGID_queries"
@@ -1014,7 +882,6 @@ static void run_cpumask_form(int i)
 
 static int delayacct;
 
-/* A record check cannot count what a full socket dropped. */
 static bool records_lost(const char **reason)
 {
 	if (tally.skip)
@@ -1050,11 +917,7 @@ static int check_one_tgid(const char *name, const char **reason)
 	       !tally.agroup_bad ? KSFT_PASS : KSFT_FAIL;
 }
 
-/*
- * Version 0 TGID records and the version 15 layout are bugs that stable
- * kernels may still carry: they fail, naming the fix. A record of an older
- * or newer layout than the header's is decoded, not judged.
- */
+/* Version 0 TGID records and version 15 fail, naming the fix. */
 static int check_sane(const char *name, const char **reason)
 {
 	bool judged = !tally.skip && tally.checked;
@@ -1064,7 +927,6 @@ static int check_sane(const char *name, const char **reason)
 	if (tally.bad_fields)
 		ksft_print_msg("%s: first_bad=%s first_bad_tid=%u\n", name,
 			       tally.first_bad, tally.first_bad_tid);
-	/* a fix goes with the figures: LKFT keeps them with the result */
 	intro_figures(name, "version=%u checked=%llu bad=%llu tgid_version_zero=%llu%s%s",
 		      tally.version, tally.checked, tally.bad_fields,
 		      tally.tgid_version_zero,
@@ -1078,7 +940,6 @@ static int check_sane(const char *name, const char **reason)
 	       tally.version == V15 ? KSFT_FAIL : KSFT_PASS;
 }
 
-/* Sums are judged only over groups whose records all arrived. */
 static bool sums_unjudged(const char **reason)
 {
 	if (records_lost(reason))
@@ -1101,16 +962,10 @@ static int check_sums_verdict(const char *name, const char **reason)
 		      s->min, s->over, SUM_RATIO_MIN,
 		      !unjudged && fail && tally.tgid_times_zero ?
 		      " fix_subject=" DEAD_THREADS_FIX : "");
-	if (unjudged)
-		return KSFT_SKIP;
-	return fail ? KSFT_FAIL : KSFT_PASS;
+	return unjudged ? KSFT_SKIP : fail ? KSFT_FAIL : KSFT_PASS;
 }
 
-/*
- * cpu_delay_total comes from sched_info and is summed whatever
- * kernel.task_delayacct says; the other totals are kept only for tasks
- * forked while it is 1, and compared then.
- */
+/* Only cpu_delay_total is kept whatever kernel.task_delayacct says. */
 static int check_delay(const char *name, const char **reason)
 {
 	const struct sum_tally *s = &tally.delays;
@@ -1155,10 +1010,9 @@ static int check_exit_cost(const char *name, const char **reason)
 }
 
 /*
- * Is wrong form @i the kernel's (true), or does a precondition explain it
- * (false, with @reason)? More records than expected are always the
- * kernel's, and so is EINVAL: the main listener registered, so privilege
- * and namespaces allow a listener.
+ * Is wrong form @i the kernel's, or does a precondition explain it (false,
+ * @reason)? Extra records and EINVAL are the kernel's: a listener could
+ * register.
  */
 static bool form_bug(int i, const char **reason)
 {
@@ -1205,10 +1059,7 @@ static void print_form(const char *name, int i)
 			       !!form_expects(i, c), forms[i].recs[c]);
 }
 
-/*
- * Right with the NUL and wrong without it is the parse that cut the
- * string's last character ("0-1" refused, "0,1" without CPU 1).
- */
+/* Right with the NUL, wrong without: the last character cut (1f58a5335cdd). */
 static int check_cpumask(const char *name, const char **reason)
 {
 	int i, n = nr_forms, bugs = 0, wrong = 0;
@@ -1250,13 +1101,9 @@ static const struct {
 	{ "register_cpumask_forms", check_cpumask },
 };
 
-/* ---- main ------------------------------------------------------------ */
-
 /*
- * In the initial @ns namespace, as kthreadd (pid 2) is? -1: cannot tell.
- * A kernel built without that kind of namespace (CONFIG_NET_NS=n) has
- * only the initial one and no /proc/PID/ns entry for it
- * (fs/proc/namespaces.c: ns_entries[]).
+ * In the initial @ns namespace, as kthreadd is? -1: cannot tell. Without
+ * that kind (CONFIG_NET_NS=n) there is no entry (fs/proc/namespaces.c).
  */
 static int in_initial_ns(const char *ns)
 {
@@ -1270,26 +1117,6 @@ static int in_initial_ns(const char *ns)
 	if (stat(path, &init))
 		return -1;
 	return self.st_ino == init.st_ino && self.st_dev == init.st_dev;
-}
-
-/*
- * Exit records go to sockets in init_net only (send_cpu_listeners() uses
- * genlmsg_unicast(&init_net, ...)), which registration does not check:
- * does the exit of one child reach the listener?
- */
-static bool records_delivered(int cpu)
-{
-	struct harvest h = { 0 };
-	pid_t pid = run_child(false, cpu, 0, &h);
-	size_t i;
-	bool seen = false;
-
-	if (!pid)
-		ksft_exit_skip("%s\n", INTRO_NO_TASK);
-	for (i = 0; i < h.n; i++)
-		seen |= !h.recs[i].tgid && h.recs[i].id == (__u32)pid;
-	free(h.recs);
-	return seen;
 }
 
 static const struct intro_prog prog = {
@@ -1313,13 +1140,19 @@ static const struct intro_prog prog = {
 	"Needs: root (CAP_NET_ADMIN) in the initial user, pid and network\n"
 	"namespaces, CONFIG_TASKSTATS, room for a few tasks (groups are smaller\n"
 	"where pids.max, RLIMIT_NPROC or kernel.threads-max refuse threads).\n",
+	.check_names = &checks[0].name,
+	.nr_checks = ARRAY_SIZE(checks),
+	.check_size = sizeof(checks[0]),
 	.min_scale = 0.3,
 	.max_scale = 2.0,
 };
 
 int main(int argc, char **argv)
 {
+	struct harvest h = { 0 };
 	struct intro_opts opts;
+	bool seen = false;
+	pid_t pid;
 	int ret, result, f;
 	const char *reason;
 	char val[16];
@@ -1378,8 +1211,15 @@ int main(int argc, char **argv)
 	single_cpu = nprobe > 1;
 	/* the reader on the first usable CPU, the workload on the last */
 	intro_pin(0, cpus[0]);
+	/* records go to init_net only (send_cpu_listeners()): does one arrive? */
+	pid = run_child(false, cpus[ncpus - 1], 0, &h);
+	if (!pid)
+		ksft_exit_skip("%s\n", INTRO_NO_TASK);
+	for (i = 0; i < h.n; i++)
+		seen |= !h.recs[i].tgid && h.recs[i].id == (__u32)pid;
+	free(h.recs);
 	/* in init_net, a kernel that delivers none fails the record checks */
-	if (!records_delivered(cpus[ncpus - 1]) && in_initial_ns("net") != 1)
+	if (!seen && in_initial_ns("net") != 1)
 		ksft_exit_skip("no exit records delivered: not in the initial network namespace\n");
 	jiffy_us = intro_jiffy_ns() / NSEC_PER_USEC;
 	find_room_files();

@@ -6,22 +6,13 @@
  * Guards 53da1d9456fe ("fix ptrace slowness", March 2009): a tracer woken
  * by ptrace_stop() could preempt its tracee before it scheduled out, then
  * find it still queued in wait_task_inactive() (through
- * ptrace_check_attach()) and sleep a jiffy on every stop; strace ran ten
- * times slower. The fix keeps preemption off from the wakeup until
- * schedule(); PREEMPT_RT drops that window by design (1aabbc532413).
- *
- * One child alternates, in blocks, between syscall stops under
- * PTRACE_SYSCALL and a pipe ping-pong with its tracer under PTRACE_CONT:
- * both kinds of round trip cost two wakeups and two context switches
- * between the same tasks on the same CPUs, so load, priority, steal and
- * emulation slow both alike. At each stop the tracer inspects the tracee
- * as strace does (the "request"), and, as its reference, looks the same
- * task up without ptrace. A syscall's entry and exit costs 0.1 to 3 us
- * from one machine to the next (PTI, IBRS, paravirtualized guests), and
- * the two sides of a check make different numbers of them: each figure is
- * taken less its syscalls, at the cost of null ones timed at the same
- * stops. Each check is the median over pairs of blocks of the ratio of the
- * two kinds.
+ * ptrace_check_attach()) and sleep a jiffy on every stop. The fix keeps
+ * preemption off until schedule(); PREEMPT_RT drops that window by design
+ * (1aabbc532413). A child alternates blocks of syscall stops and of pipe
+ * ping-pong with its tracer, so load and emulation slow both alike; at
+ * each stop the tracer inspects it as strace does, against a lookup of
+ * the same task without ptrace. Each figure is less its syscalls (0.1 to
+ * 3 us each), at the cost of null ones timed at the same stops.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -42,54 +33,34 @@
 #include "introspect_util.h"
 
 /*
- * Bounds on the median pair ratio, each side less its syscalls. Healthy
- * round trip ratios read 0.98-1.15 natively (syscalls of 1 to 4.5 us) and
- * 0.83-1.12 under qemu TCG (x86_64, x86_64 with PTI, arm64, armhf): a stop
- * 1.4 to 1.9 times as slow fails. Request ratios read 2.06-2.94 natively
- * on one CPU and 2.28-3.24 across two, up to 3.87 and 4.30 under TCG
- * (x86_64): each bound sits 16 % above that, where a request 2.2 times as
- * slow fails natively and twice as slow with PTI under TCG (2.35-2.47).
+ * Median pair ratios: round trips healthy 0.83-1.15 (native and qemu TCG),
+ * a stop 1.4 to 1.9 times as slow fails. Requests healthy up to 2.94 (one
+ * CPU) and 3.24 (two) natively, 3.87 and 4.30 under TCG: the bounds sit
+ * 16 % above, where a request 2.2 times as slow fails natively.
  */
 #define ROUND_TRIP_RATIO_MAX		1.6
 #define SAME_CPU_REQUEST_RATIO_MAX	4.6
 #define CROSS_CPU_REQUEST_RATIO_MAX	5.0
 
 /*
- * A round trip in which the tracer or the tracee waited this long on a run
- * queue timed another task's turn on the CPU (kernel/sched/fair.c: a turn
- * lasts at least sysctl_sched_base_slice, 0.75 ms), which a stop and a pipe
- * round trip are not equally exposed to: it is not judged. A round trip's
- * own waits (a woken task waiting for its waker to sleep) stay far below.
+ * A run-queue wait this long timed another task's turn (kernel/sched/fair.c:
+ * sysctl_sched_base_slice, 0.75 ms): that round trip is not judged.
  */
 #define ANOTHER_TASK_WAIT_NS	500000LL
-/*
- * A block's request figure is its third quartile: on one CPU a tracer
- * preempts its tracee on about 60 % of wakeups, so a race like that of
- * 2009 slows only some of the requests, while a few requests in a block
- * may be slow on a healthy kernel (a host stall under emulation).
- */
+/* A race like 2009's slows only some requests (60 % of wakeups preempt). */
 #define REQUEST_QUANTILE	0.75
 /*
- * Syscalls in a round trip, [0] stop and [1] pipe, subtracted at the cost
- * of a null one (half the null pair). On one CPU every entry and
- * exit is on the round trip's path: the tracer's PTRACE_SYSCALL and
- * waitpid() and half the tracee's getppid() (it stops at entry and exit),
- * against write() and read() on both sides. Across two, a woken task runs
- * while its waker leaves one syscall and enters the next, so the path
- * holds the tracer's resume entry and waitpid() exit and the tracee's
- * half, against each write()'s entry and each read()'s exit. Where a
- * syscall costs 1-3 us (PTI, IBRS, some guests), the pipe's extra 1.5 on
- * one CPU would otherwise hide a stop twice as slow.
+ * Syscalls on a round trip's path, [0] stop and [1] pipe: on one CPU the
+ * tracer's resume and waitpid() and half the tracee's getppid(), against
+ * write() and read() on both sides; across two, a woken task runs while
+ * its waker leaves one syscall and enters the next, so half of those.
  */
 static const double round_trip_syscalls[2][2] = {
 	{ 2.5, 4.0 },	/* same CPU */
 	{ 1.5, 2.0 },	/* two CPUs */
 };
 
-/*
- * The lookup pair, less the null pair, must keep this share of its time;
- * below it the difference is mostly the noise of the syscalls.
- */
+/* The lookup pair beyond its syscalls: below, mostly their noise. */
 #define REF_NET_MIN			0.03
 /* Round trips of each kind in a block, and stops skipped at its start. */
 #define BLOCK_ROUND_TRIPS	32
@@ -100,47 +71,11 @@ static const double round_trip_syscalls[2][2] = {
 /* Fewer pairs cannot decide: skip. */
 #define MIN_PAIRS		3
 
-/* A syscall stop under PTRACE_O_TRACESYSGOOD. */
 #define SYSCALL_STOP_SIG	(SIGTRAP | 0x80)
 /* Words of a register buffer any arch's NT_PRSTATUS fits in. */
 #define REGSET_MAX_WORDS	128
 
 #define RT_XFAIL_REASON	"PREEMPT_RT drops the preempt-off window of ptrace_stop"
-
-static const struct intro_prog prog = {
-	.usage =
-	"wait_inactive: the cost of a ptrace stop to its tracer, against a plain\n"
-	"wakeup round trip between the same two tasks.\n"
-	"\n"
-	"Guards 53da1d9456fe (\"fix ptrace slowness\", 2009): a tracer that preempted\n"
-	"its tracee inside ptrace_stop() slept a jiffy in wait_task_inactive() on every\n"
-	"stop. One child alternates, in blocks of 32, between syscall stops under\n"
-	"PTRACE_SYSCALL and a pipe ping-pong with its tracer under PTRACE_CONT.\n"
-	"Round trip: resume to the next stop, against a write to the child and the\n"
-	"read of its answer (round trips in which either task waited 0.5 ms or more\n"
-	"on a run queue are left out). Request: the inspection strace makes at a\n"
-	"stop (PTRACE_GET_SYSCALL_INFO, PTRACE_GETREGSET), against the lookup pair\n"
-	"sched_rr_get_interval() and prlimit() of the same task (requests during\n"
-	"which the tracer was preempted are left out). Each figure is less its\n"
-	"syscalls at the cost of a null pair (the lookup pair refused at once,\n"
-	"null_pair_us). Per pair of blocks the ratio of the block medians\n"
-	"(requests: third quartiles); each check is the median of those ratios. On PREEMPT_RT a failure is an XFAIL: RT drops the fix's\n"
-	"preempt-off window by design (1aabbc532413).\n"
-	"\n"
-	"Checks (same_cpu_*: tracer and tracee on one CPU; cross_cpu_*: on two):\n"
-	"  same_cpu_round_trip_median   stop round trip / pipe round trip <= 1.6\n"
-	"  same_cpu_request_median      request / lookup pair <= 4.6\n"
-	"  cross_cpu_round_trip_median  stop round trip / pipe round trip <= 1.6\n"
-	"  cross_cpu_request_median     request / lookup pair <= 5.0\n"
-	"\n"
-	"Needs: tracing a child (Yama ptrace_scope 0 or 1, or 2 with CAP_SYS_PTRACE),\n"
-	"PTRACE_GET_SYSCALL_INFO (v5.3); cross_cpu_* two usable CPUs.\n"
-	"Runs at most 6 s x scale + 1 s (a healthy kernel: about 1 s natively).\n",
-	/* a jiffy slept per request at HZ=100 still leaves MIN_PAIRS pairs */
-	.min_scale = 1,
-	/* 6 s x 6 + 1 s, and a last pair of 1 s per placement, end in 45 s */
-	.max_scale = 6,
-};
 
 /* Exit codes of a tracee that could not start (intro_fork() uses 1). */
 enum tracee_exit {
@@ -154,7 +89,6 @@ enum { CMD_PING = 'p', CMD_STOPS = 's' };
 /* What the tracer does at a stop, each first after the stop in turn. */
 enum stop_work { W_REQUEST, W_LOOKUP, W_NULL, NR_WORK };
 
-/* One block of each kind: samples in ns. */
 struct block {
 	double stop[BLOCK_ROUND_TRIPS];		/* stop round trips */
 	double plain[BLOCK_ROUND_TRIPS];	/* pipe round trips */
@@ -164,12 +98,7 @@ struct block {
 	int works[NR_WORK];			/* ... not preempted */
 };
 
-/*
- * What one placement measured: per pair of blocks, each block's median in
- * ns less its syscalls, [0] the numerator and [1] the reference, of the
- * round trips (pairs where both kept half their round trips) and of the
- * requests; the null pair's and the lookup pair's own figures.
- */
+/* Per pair of blocks, each block's figure less its syscalls, [1]: reference. */
 struct placement {
 	const char *name;
 	bool cross;
@@ -198,21 +127,13 @@ static long ptrace_req(long request, pid_t pid, void *addr, void *data)
 	return syscall(SYS_ptrace, request, pid, addr, data);
 }
 
-/*
- * The tracee: on @cpu (if >= 0), traced by its parent. Answers each ping
- * on the pipes; on CMD_STOPS stops itself, and, once its tracer resumed it
- * with PTRACE_SYSCALL, makes getppid() calls until told to stop.
- */
+/* Answers each ping; on CMD_STOPS makes getppid() calls until told. */
 static __noreturn void tracee(int cpu)
 {
 	sigset_t all;
 	char c;
 
-	/*
-	 * A traced task stops for every signal, even one it ignores
-	 * (SIGWINCH from a terminal), and plain_block() would wait for its
-	 * answer for ever: block them all (SIGSTOP and SIGKILL cannot be).
-	 */
+	/* a traced task stops even for an ignored signal: block them all */
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, NULL);
 	if (cpu >= 0 && intro_pin(0, cpu))
@@ -267,10 +188,7 @@ static void resume(pid_t pid, long request, int sig)
 		kill_exit_perror(pid, "resume");
 }
 
-/*
- * What strace does at each syscall stop: which syscall, then the registers,
- * both through ptrace_check_attach(). Return: 0, or -1 with errno set.
- */
+/* What strace does at a stop, both through ptrace_check_attach(). */
 static int inspect(pid_t pid)
 {
 	struct ptrace_syscall_info info;
@@ -289,11 +207,9 @@ static int inspect(pid_t pid)
 }
 
 /*
- * The request's reference: two lookups of the same task by pid that lock
- * it and copy a small structure out, as the two requests do, without
- * ptrace_check_attach(): sched_rr_get_interval() takes the tracee's run
- * queue lock (task_rq_lock(), as wait_task_inactive() does), prlimit()
- * tasklist_lock for reading (kernel/sys.c: prlimit64()).
+ * Two lookups that lock the task and copy a little out, without
+ * ptrace_check_attach(): sched_rr_get_interval() (task_rq_lock()) and
+ * prlimit() (tasklist_lock, kernel/sys.c: prlimit64()).
  */
 static void query_task(pid_t pid)
 {
@@ -309,11 +225,7 @@ static int stop_work(pid_t pid, int w)
 {
 	if (w == W_REQUEST)
 		return inspect(pid);
-	/*
-	 * The null pair: the lookup pair's syscalls refused before any
-	 * lookup (sched_rr_get_interval(): -EINVAL for a negative pid) or
-	 * after a failed one (prlimit64(): find_task_by_vpid(-1)).
-	 */
+	/* the null pair: the same syscalls refused at once (pid -1) */
 	query_task(w == W_LOOKUP ? pid : -1);
 	return 0;
 }
@@ -338,10 +250,8 @@ static long long read_run_delay(int fd)
 }
 
 /*
- * The time the tracer and the tracee have waited on a run queue so far, in
- * ns (0 without CONFIG_SCHED_INFO): kernel/sched/stats.h sched_info_arrive()
- * adds a wait when the task gets the CPU, so a running tracer's and a
- * sleeping or stopped tracee's are complete.
+ * Run-queue waits of tracer and tracee so far (0 without SCHED_INFO):
+ * sched_info_arrive() adds a wait when the task gets the CPU.
  */
 static long long run_delay(const struct placement *p)
 {
@@ -354,11 +264,7 @@ static long long run_delay(const struct placement *p)
 	return sum;
 }
 
-/*
- * The tracer's involuntary context switches so far: a request during which
- * another task preempted the tracer timed that task too (a sleep in the
- * request, such as wait_task_inactive()'s, is a voluntary switch).
- */
+/* A request with an involuntary switch of the tracer timed another task. */
 static long long involuntary_switches(void)
 {
 	struct rusage ru;
@@ -369,11 +275,8 @@ static long long involuntary_switches(void)
 }
 
 /*
- * One block of syscall stops of @pid: per stop the round trip (resume to
- * the stop), and the request, its reference or the null pair, whichever
- * is made first after the stop, in turn (the first work after a context
- * switch pays for cold caches and TLB, under emulation several times
- * over); in ns.
+ * Per stop the round trip and, in turn, the request, its reference or the
+ * null pair (the first work after a switch pays for cold caches).
  * Return: 0, -1 if the inspection was refused (errno set).
  */
 static int stop_block(const struct placement *p, pid_t pid,
@@ -444,10 +347,7 @@ static void plain_block(const struct placement *p, pid_t pid,
 	}
 }
 
-/*
- * Start a tracee on @cpu (-1: anywhere) and wait for its first stop.
- * Return: its pid, 0 if tracing a child is not permitted.
- */
+/* A tracee on @cpu (-1: anywhere) at its first stop; 0: not permitted. */
 static pid_t start_tracee(int cpu)
 {
 	int status;
@@ -475,10 +375,7 @@ static pid_t start_tracee(int cpu)
 	return pid;
 }
 
-/*
- * The REQUEST_QUANTILE of each work of block @b into @q, in ns; -1 when
- * one kept fewer than half of its samples (a preempted tracer).
- */
+/* REQUEST_QUANTILE of each work of @b; -1 if under half were kept. */
 static int work_quantiles(struct block *b, double *q)
 {
 	int w;
@@ -575,6 +472,44 @@ static const struct check checks[] = {
 	{ "same_cpu_request_median", 0, true, SAME_CPU_REQUEST_RATIO_MAX },
 	{ "cross_cpu_round_trip_median", 1, false, ROUND_TRIP_RATIO_MAX },
 	{ "cross_cpu_request_median", 1, true, CROSS_CPU_REQUEST_RATIO_MAX },
+};
+
+static const struct intro_prog prog = {
+	.usage =
+	"wait_inactive: the cost of a ptrace stop to its tracer, against a plain\n"
+	"wakeup round trip between the same two tasks.\n"
+	"\n"
+	"Guards 53da1d9456fe (\"fix ptrace slowness\", 2009): a tracer that preempted\n"
+	"its tracee inside ptrace_stop() slept a jiffy in wait_task_inactive() on every\n"
+	"stop. One child alternates, in blocks of 32, between syscall stops under\n"
+	"PTRACE_SYSCALL and a pipe ping-pong with its tracer under PTRACE_CONT.\n"
+	"Round trip: resume to the next stop, against a write to the child and the\n"
+	"read of its answer (round trips in which either task waited 0.5 ms or more\n"
+	"on a run queue are left out). Request: the inspection strace makes at a\n"
+	"stop (PTRACE_GET_SYSCALL_INFO, PTRACE_GETREGSET), against the lookup pair\n"
+	"sched_rr_get_interval() and prlimit() of the same task (requests during\n"
+	"which the tracer was preempted are left out). Each figure is less its\n"
+	"syscalls at the cost of a null pair (the lookup pair refused at once,\n"
+	"null_pair_us). Per pair of blocks the ratio of the block medians\n"
+	"(requests: third quartiles); each check is the median of those ratios. On PREEMPT_RT a failure is an XFAIL: RT drops the fix's\n"
+	"preempt-off window by design (1aabbc532413).\n"
+	"\n"
+	"Checks (same_cpu_*: tracer and tracee on one CPU; cross_cpu_*: on two):\n"
+	"  same_cpu_round_trip_median   stop round trip / pipe round trip <= 1.6\n"
+	"  same_cpu_request_median      request / lookup pair <= 4.6\n"
+	"  cross_cpu_round_trip_median  stop round trip / pipe round trip <= 1.6\n"
+	"  cross_cpu_request_median     request / lookup pair <= 5.0\n"
+	"\n"
+	"Needs: tracing a child (Yama ptrace_scope 0 or 1, or 2 with CAP_SYS_PTRACE),\n"
+	"PTRACE_GET_SYSCALL_INFO (v5.3); cross_cpu_* two usable CPUs.\n"
+	"Runs at most 6 s x scale + 1 s (a healthy kernel: about 1 s natively).\n",
+	.check_names = &checks[0].name,
+	.nr_checks = ARRAY_SIZE(checks),
+	.check_size = sizeof(checks[0]),
+	/* a jiffy slept per request at HZ=100 still leaves MIN_PAIRS pairs */
+	.min_scale = 1,
+	/* 6 s x 6 + 1 s, and a last pair of 1 s per placement, end in 45 s */
+	.max_scale = 6,
 };
 
 static void run_check(const struct check *c, const struct intro_budget *b)
