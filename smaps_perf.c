@@ -29,7 +29,7 @@
  * Ratios of costs less their syscalls; each upper bound 14-24 % above the
  * highest healthy median (native and qemu TCG), below a lower bound the
  * file stopped walking its VMAs. maps/query: healthy 0.60-0.79 natively,
- * 0.34-1.03 under TCG (with PTI each syscall flushes the emulated TLB);
+ * 0.31-1.03 under TCG (with PTI each syscall flushes the emulated TLB);
  * a maps 1.9-2 times as slow fails natively, 1.2-3.6 times under TCG.
  */
 #define MAPS_MIN_RATIO		0.12
@@ -42,7 +42,10 @@
 #define SMAPS_MIN_RATIO		1.5
 #define SMAPS_MAX_RATIO		8.5
 
-/* rollup/query: healthy 0.21-0.43; fails 2.4-2.7 times as slow natively */
+/*
+ * rollup/query: healthy 0.21-0.32 natively, 0.11-0.43 under TCG (PTI the
+ * lowest); fails 2.4-2.7 times as slow natively, 1.3-5.2 under TCG.
+ */
 #define ROLLUP_MIN_RATIO	0.04
 #define ROLLUP_MAX_RATIO	0.55
 
