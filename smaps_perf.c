@@ -88,6 +88,9 @@
 #define CHURN_MIN_READS		3	/* under change, to judge a file */
 #define CHURN_ROLLUP_READS	64	/* per changing round: one read() each */
 #define CHUNK_CALLS		32	/* syscalls timed between two null chunks */
+#define ANON_PAGES		8	/* written pages of a private memfd mapping */
+#define FILE_PAGES		(2 * LOCK_VMAS + 1)	/* then ANON_PAGES */
+#define MEMFD_NAME		"/memfd:smaps_perf"
 
 #ifndef PROCMAP_QUERY
 /* include/uapi/linux/fs.h of v6.11, for older headers */
@@ -117,8 +120,9 @@ static const enum cost_kind round_order[NR_COSTS] = {
 
 struct target_ack {
 	long baseline;		/* VMAs in maps before it mapped anything */
-	long created;		/* mappings of its shared page */
+	long created;		/* shared mappings: LOCK_VMAS pages, then one */
 	long locked;		/* of which mlock()ed */
+	long anon;		/* pages of its private mapping, all written */
 	int err;
 };
 
@@ -138,9 +142,10 @@ static void store_same(char *p)
 }
 
 /*
- * Map a memfd page @n times at offsets that never follow on (no merge),
- * the first LOCK_VMAS mlock()ed; answer, block. No stdio, no malloc: no
- * VMA the parent did not count.
+ * Map ANON_PAGES of a memfd privately and write them (anonymous pages),
+ * then a memfd page @n - 1 times shared at offsets that never follow on
+ * (no merge): the first LOCK_VMAS pages each once, mlock()ed, then one
+ * page. Answer, block. No stdio, no malloc: no VMA the parent did not count.
  */
 static void target_main(long n, int cmd_fd, int ack_fd)
 {
@@ -168,9 +173,15 @@ static void target_main(long n, int cmd_fd, int ack_fd)
 			store_same((char *)a);
 	}
 	fd = memfd_create("smaps_perf", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, (2 * LOCK_VMAS + 1) * page))
+	if (fd < 0 || ftruncate(fd, (FILE_PAGES + ANON_PAGES) * page))
 		ack.err = errno;
-	while (!ack.err && ack.created < n) {
+	p = ack.err ? MAP_FAILED : mmap(NULL, ANON_PAGES * page, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE, fd, FILE_PAGES * page);
+	if (!ack.err && p == MAP_FAILED)
+		ack.err = errno;
+	for (; !ack.err && ack.anon < ANON_PAGES; ack.anon++)
+		p[ack.anon * page] = 1;
+	while (!ack.err && ack.created < n - 1) {
 		off = 2 * (ack.created < LOCK_VMAS ? ack.created : LOCK_VMAS);
 		p = mmap(NULL, page, PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_POPULATE, fd, off * page);
@@ -297,51 +308,69 @@ struct kb_sums {
 	long frac_swap_pss;	/* entries with SwapPss < Swap */
 };
 
-static void end_entry(struct kb_sums *s, const unsigned long long *e)
+static void end_entry(struct kb_sums *s, struct kb_sums *own,
+		      const unsigned long long *e)
 {
-	if (e[FI_PSS] < e[FI_RSS])
-		s->frac_pss++;
-	if (e[FI_SWAP_PSS] < e[FI_SWAP])
-		s->frac_swap_pss++;
+	s->frac_pss += e[FI_PSS] < e[FI_RSS];
+	s->frac_swap_pss += e[FI_SWAP_PSS] < e[FI_SWAP];
+	if (own)
+		own->frac_pss += e[FI_PSS] < e[FI_RSS];
 }
 
-static void parse_smaps(const struct text *t, struct kb_sums *s)
+/*
+ * The kB field of line @p up to @nl: its index, looked for from @hint on,
+ * and *@v; -1 if none.
+ */
+static int parse_field(const char *p, const char *nl, int hint,
+		       unsigned long long *v)
 {
-	unsigned long long entry[NR_FIELDS] = { 0 };
-	const char *p = t->p, *end = t->p + t->len, *nl, *colon;
-	unsigned long long v;
-	int i, k, hint = 0;
-	size_t len;
+	const char *colon = memchr(p, ':', (size_t)(nl - p));
+	size_t len = colon ? (size_t)(colon - p) : 0;
+	int i, k;
+
+	if (!colon || nl - p < 4 || memcmp(nl - 3, " kB", 3))
+		return -1;
+	*v = strtoull(colon + 1, NULL, 10);
+	for (k = 0, i = hint; k < NR_FIELDS; k++, i = (i + 1) % NR_FIELDS)
+		if (strlen(fields[i].name) == len && !memcmp(fields[i].name, p, len))
+			return i;
+	return -1;
+}
+
+/* Sums of smaps text @t into @s, those of the MEMFD_NAME entries into @own. */
+static void parse_smaps(const struct text *t, struct kb_sums *s,
+			struct kb_sums *own)
+{
+	unsigned long long entry[NR_FIELDS] = { 0 }, v;
+	const char *p = t->p, *end = t->p + t->len, *nl;
+	struct kb_sums *o = NULL;
+	int i, hint = 0;
 
 	memset(s, 0, sizeof(*s));
+	memset(own, 0, sizeof(*own));
 	for (; p < end; p = nl + 1) {
 		nl = strchrnul(p, '\n');
 		if (is_hex(*p)) {
 			if (s->entries)
-				end_entry(s, entry);
+				end_entry(s, o, entry);
 			memset(entry, 0, sizeof(entry));
 			s->entries++;
+			o = memmem(p, nl - p, MEMFD_NAME, strlen(MEMFD_NAME)) ? own : NULL;
+			own->entries += !!o;
 			continue;
 		}
-		colon = memchr(p, ':', (size_t)(nl - p));
-		if (!colon || nl - p < 4 || memcmp(nl - 3, " kB", 3))
-			continue;
-		v = strtoull(colon + 1, NULL, 10);
-		len = (size_t)(colon - p);
-		/* the field named there, looked for from the next expected on */
-		for (k = 0, i = hint; k < NR_FIELDS; k++, i = (i + 1) % NR_FIELDS)
-			if (strlen(fields[i].name) == len &&
-			    !memcmp(fields[i].name, p, len))
-				break;
-		if (k == NR_FIELDS)
+		i = parse_field(p, nl, hint, &v);
+		if (i < 0)
 			continue;
 		hint = (i + 1) % NR_FIELDS;
 		entry[i] = v;
 		s->kb[i] += v;
 		s->seen[i] = true;
+		if (o)
+			o->kb[i] += v;
 	}
 	if (s->entries)
-		end_entry(s, entry);
+		end_entry(s, o, entry);
 }
 
 /* Lines of maps text; *@disordered: ranges empty or below the last. */
@@ -381,6 +410,7 @@ struct smaps_bench {
 	bool no_query;		/* PROCMAP_QUERY: ENOTTY */
 	/* consistency */
 	struct kb_sums rollup, sum, rollup2;	/* rollup, smaps, rollup */
+	struct kb_sums own, scratch;	/* own: MEMFD_NAME entries of sum */
 	long disordered;	/* maps ranges out of order */
 	int cons_tries;
 	const char *cons_changed;	/* field that moved in the last triple */
@@ -494,6 +524,48 @@ static void measure_costs(void)
 	}
 }
 
+/*
+ * How far the rollup's PSS may exceed the smaps sum: a kB per entry with
+ * Pss < Rss, but the entries of the page mapped created - LOCK_VMAS times
+ * add up to one page at most.
+ */
+static long pss_bound_kb(const struct kb_sums *s)
+{
+	return s->frac_pss - bench.own.frac_pss + bench.page_size / 1024;
+}
+
+/*
+ * Field @i of pages the program made, in pages, as smaps_account() and
+ * smaps_page_accumulate() (fs/proc/task_mmu.c) count them: @priv shmem
+ * pages mapped once, of which @locked in VM_LOCKED VMAs; @shared mappings
+ * of one shmem page, each with a PSS under 1 kB; @anon anonymous pages of
+ * a private mapping; all present and dirty; @vmas entries. -1: Referenced,
+ * not judged (reclaim clears young bits: folio_referenced()).
+ */
+static long expected_pages(int i, long priv, long locked, long shared,
+			   long anon, long vmas)
+{
+	switch (i) {
+	case FI_SIZE: case FI_RSS:
+		return priv + shared + anon;
+	case FI_KERNEL_PAGE_SIZE: case FI_MMU_PAGE_SIZE:
+		return vmas;
+	case FI_PSS: case FI_PSS_DIRTY: case FI_PRIVATE_DIRTY:
+		return priv + anon;
+	case FI_PSS_ANON: case FI_ANONYMOUS:
+		return anon;
+	case FI_PSS_SHMEM:
+		return priv;
+	case FI_SHARED_DIRTY:
+		return shared;
+	case FI_LOCKED:
+		return locked;
+	case FI_REFERENCED:
+		return -1;
+	}
+	return 0;
+}
+
 static void print_mismatch(const char *check, const char *field,
 			   long long rollup_kb, long long sum_kb,
 			   long long slack_kb, long long drift_kb)
@@ -522,7 +594,7 @@ static int rollup_mismatches(const char *check, const struct kb_sums *a,
 		hi = (long long)(a->kb[i] < b->kb[i] ? b->kb[i] : a->kb[i]);
 		d = hi - lo;
 		sum = (long long)s->kb[i];
-		bound = fields[i].kind == K_PSS ? s->frac_pss :
+		bound = fields[i].kind == K_PSS ? pss_bound_kb(s) :
 			fields[i].kind == K_SWAP_PSS ? s->frac_swap_pss : 0;
 		if (s->seen[i] && sum >= lo - bound - d &&
 		    sum <= hi + d + (fields[i].kind == K_EXACT ? 0 :
@@ -552,6 +624,7 @@ static int rollup_mismatches(const char *check, const struct kb_sums *a,
 static void check_consistency(void)
 {
 	struct kb_sums *sums[] = { &bench.rollup, &bench.sum, &bench.rollup2 };
+	struct kb_sums *own[] = { &bench.scratch, &bench.own, &bench.scratch };
 	const struct kb_sums *a = &bench.rollup, *b = &bench.rollup2;
 	long long d;
 	int i;
@@ -561,7 +634,7 @@ static void check_consistency(void)
 		for (i = 0; i < 3; i++) {
 			read_text(bench.tgt.pid, i == 1 ? F_SMAPS : F_ROLLUP,
 				  &bench.text, 0, false);
-			parse_smaps(&bench.text, sums[i]);
+			parse_smaps(&bench.text, sums[i], own[i]);
 		}
 		bench.cons_changed = NULL;
 		for (i = 0; i < NR_FIELDS && !bench.cons_changed; i++) {
@@ -601,8 +674,7 @@ struct churn_file {
 	long missing;		/* stable mappings not reported, all reads */
 	long torn;		/* lines overlapping a stable one, not it */
 	long malformed;		/* lines or entries not as printed */
-	long stable_bad;	/* smaps: locked stable Rss not one page; */
-				/* rollup: Locked not the stable pages locked */
+	long stable_bad;	/* rollup: Locked not the stable pages locked */
 	unsigned long first_missing;
 	char first_bad[LINE_LEN];
 };
@@ -617,6 +689,9 @@ static struct churn_run {
 	unsigned long resume_unmaps;	/* slots unmapped at read() boundaries */
 	long locked;		/* ctl->locked */
 	unsigned long long locked_kb[2];	/* rollup Locked: min, max */
+	long fields_bad;	/* smaps fields of locked stable pages wrong */
+	int bad_field;		/* the first: its field_id, kB expected, read */
+	unsigned long long bad_kb[2];
 	double seconds;
 } churn;
 
@@ -753,7 +828,10 @@ static void scan_churn_read(const struct text *t, struct churn_file *cf,
 	unsigned long lo, hi, stride = (1 + SLOT_PAGES) * bench.page_size;
 	unsigned long area = churn.area, area_end = area + CHURN_PAIRS * stride;
 	const char *p = t->p, *end = t->p + t->len, *nl;
-	long fields = -1, in_entry = -1, stable = -1, i;
+	long fields = -1, in_entry = -1, stable = -1, i, want;
+	long page_kb = bench.page_size / 1024;
+	unsigned long long v;
+	int k;
 
 	for (; p < end; p = nl + 1) {
 		nl = strchrnul(p, '\n');
@@ -764,11 +842,14 @@ static void scan_churn_read(const struct text *t, struct churn_file *cf,
 			}
 			if (in_entry >= 0)
 				in_entry++;
-			if (stable >= 0 && stable < churn.locked &&
-			    !strncmp(p, "Rss:", 4) &&
-			    strtoul(p + 4, NULL, 10) != bench.page_size / 1024UL) {
-				cf->stable_bad++;
-				note_bad(cf, p, nl);
+			k = stable >= 0 && stable < churn.locked ?
+			    parse_field(p, nl, 0, &v) : -1;
+			want = k < 0 ? -1 : expected_pages(k, 1, 1, 0, 0, 1);
+			if (want >= 0 && v != (unsigned long long)want * page_kb &&
+			    !churn.fields_bad++) {
+				churn.bad_field = k;
+				churn.bad_kb[0] = want * page_kb;
+				churn.bad_kb[1] = v;
 			}
 			continue;
 		}
@@ -846,7 +927,7 @@ static void churn_read(enum file_kind f, enum churn_kind k)
 		scan_churn_read(&bench.text, cf, f == F_SMAPS);
 		return;
 	}
-	parse_smaps(&bench.text, &sums);
+	parse_smaps(&bench.text, &sums, &bench.scratch);
 	kb = sums.kb[FI_LOCKED];
 	if (kb < churn.locked_kb[0])
 		churn.locked_kb[0] = kb;
@@ -1006,7 +1087,7 @@ static int check_rollup_sum(const struct check *ck)
 	intro_figures(ck->name,
 		      "mismatched_fields=%d rss_diff_kb=%lld pss_diff_kb=%lld pss_bound_kb=%ld",
 		      bad, (long long)(r->kb[FI_RSS] - s->kb[FI_RSS]),
-		      (long long)(r->kb[FI_PSS] - s->kb[FI_PSS]), s->frac_pss);
+		      (long long)(r->kb[FI_PSS] - s->kb[FI_PSS]), pss_bound_kb(s));
 	return skip_reason ? KSFT_SKIP : bad ? KSFT_FAIL : KSFT_PASS;
 }
 
@@ -1015,13 +1096,13 @@ static int check_vma_count(const struct check *ck)
 	const struct target *t = &bench.tgt;
 	long bad;
 
-	bad = (t->vmas != t->ack.baseline + t->ack.created) +
+	bad = (t->vmas != t->ack.baseline + t->ack.created + 1) +
 	      (bench.sum.entries != t->vmas) + (bench.disordered != 0);
 	ksft_print_msg("%s: smaps_entries=%ld baseline_vmas=%ld disordered=%ld\n",
 		       ck->name, bench.sum.entries, t->ack.baseline,
 		       bench.disordered);
 	intro_figures(ck->name, "lines=%ld expected=%ld", t->vmas,
-		      t->ack.baseline + t->ack.created);
+		      t->ack.baseline + t->ack.created + 1);
 	return bad ? KSFT_FAIL : KSFT_PASS;
 }
 
@@ -1047,14 +1128,13 @@ static int judge_complete(const struct check *ck)
 	int result;
 
 	result = churn_verdict(ck->name, cf, cf->missing + cf->torn +
-			       cf->malformed + cf->stable_bad);
+			       cf->malformed);
 	ksft_print_msg("%s: churn_ops=%lu resume_unmaps=%lu churn_s=%.2f read_bytes=%d\n",
 		       ck->name, churn.ops, churn.resume_unmaps, churn.seconds,
 		       CHURN_READ_BYTES);
 	intro_figures(ck->name,
-		      "missing_vmas=%ld torn_lines=%ld malformed=%ld stable_rss_bad=%ld stable_vmas=%d",
-		      cf->missing, cf->torn, cf->malformed, cf->stable_bad,
-		      CHURN_PAIRS);
+		      "missing_vmas=%ld torn_lines=%ld malformed=%ld stable_vmas=%d",
+		      cf->missing, cf->torn, cf->malformed, CHURN_PAIRS);
 	if (cf->missing)
 		ksft_print_msg("%s: first_missing_start=%#lx\n", ck->name,
 			       cf->first_missing);
@@ -1091,6 +1171,42 @@ static int check_changing_rollup(const struct check *ck)
 	return result;
 }
 
+/*
+ * The kB fields of the target's own mappings, summed over their smaps
+ * entries, and of each locked stable page of the churner in the changing
+ * reads: exactly what expected_pages() says.
+ */
+static int check_mapped_pages(const struct check *ck)
+{
+	const struct target_ack *a = &bench.tgt.ack;
+	long page_kb = bench.page_size / 1024, want, bad = 0;
+	const struct kb_sums *o = &bench.own;
+	int i;
+
+	if (bench.cons_changed)
+		skip_reason = "target changed during every read";
+	else if (o->kb[FI_SWAP])
+		skip_reason = "the target's pages were swapped out";
+	for (i = 0; i < NR_FIELDS; i++) {
+		want = expected_pages(i, LOCK_VMAS, a->locked, a->created - LOCK_VMAS,
+				      a->anon, a->created + 1) * page_kb;
+		if (want < 0 || !bench.sum.seen[i] || o->kb[i] == (unsigned long long)want)
+			continue;
+		bad++;
+		ksft_print_msg("%s: field=%s expected_kb=%ld read_kb=%llu\n",
+			       ck->name, fields[i].name, want, o->kb[i]);
+	}
+	if (churn.fields_bad)
+		ksft_print_msg("%s: changing_smaps_field=%s expected_kb=%llu read_kb=%llu\n",
+			       ck->name, fields[churn.bad_field].name,
+			       churn.bad_kb[0], churn.bad_kb[1]);
+	intro_figures(ck->name,
+		      "wrong_fields=%ld entries=%ld expected_entries=%ld changing_wrong_fields=%ld",
+		      bad, o->entries, a->created + 1, churn.fields_bad);
+	bad += (o->entries != a->created + 1) + churn.fields_bad;
+	return skip_reason ? KSFT_SKIP : bad ? KSFT_FAIL : KSFT_PASS;
+}
+
 static const struct check checks[] = {
 	{ "maps_cost", judge_cost, C_MAPS, C_QUERY,
 	  MAPS_MIN_RATIO, MAPS_MAX_RATIO },
@@ -1100,6 +1216,7 @@ static const struct check checks[] = {
 	  ROLLUP_MIN_RATIO, ROLLUP_MAX_RATIO },
 	{ .name = "rollup_equals_smaps_sum", .judge = check_rollup_sum },
 	{ .name = "vma_count", .judge = check_vma_count },
+	{ .name = "mapped_pages_exact", .judge = check_mapped_pages },
 	{ .name = "changing_maps_complete", .judge = judge_complete,
 	  .cost = F_MAPS },
 	{ .name = "changing_smaps_complete", .judge = judge_complete,
@@ -1112,7 +1229,7 @@ static const struct intro_prog prog = {
 	"smaps_perf: the cost of /proc/PID/maps, smaps and smaps_rollup per mapping\n"
 	"(VMA), and smaps_rollup against the smaps sums.\n"
 	"\n"
-	"A target maps one page 4096 times; each cost is the reader's CPU per VMA\n"
+	"A target maps a memfd 4096 times; each cost is the reader's CPU per VMA\n"
 	"against a reference walk of the same VMAs, timed next to each other in\n"
 	"rounds (median of the per-round ratios), each less its syscalls at the\n"
 	"cost of a null PROCMAP_QUERY (null_call_us). A second target changes\n"
@@ -1126,6 +1243,8 @@ static const struct intro_prog prog = {
 	"                           within one kB per entry)\n"
 	"  vma_count                maps lists every mapping once, in order; smaps\n"
 	"                           has as many entries\n"
+	"  mapped_pages_exact       smaps fields of the target's memfd mappings (and\n"
+	"                           of locked pages in changing reads) as mapped\n"
 	"  changing_maps_complete   maps of a target that maps, unmaps, splits and\n"
 	"                           faults while read in 1 kB read()s: every mapping\n"
 	"                           it never touches is listed, no line malformed\n"
@@ -1176,8 +1295,9 @@ int main(int argc, char **argv)
 		ksft_print_msg("target: mmap_errno=%d\n", t->ack.err);
 	read_text(t->pid, F_MAPS, &bench.text, 0, false);
 	t->vmas = parse_maps(&bench.text, &bench.disordered);
-	ksft_print_msg("target: vmas=%ld baseline_vmas=%ld mapped=%ld locked=%ld\n",
-		       t->vmas, t->ack.baseline, t->ack.created, t->ack.locked);
+	ksft_print_msg("target: vmas=%ld baseline_vmas=%ld mapped=%ld locked=%ld anon_pages=%ld\n",
+		       t->vmas, t->ack.baseline, t->ack.created, t->ack.locked,
+		       t->ack.anon);
 	if (t->ack.created < MIN_VMAS)
 		ksft_exit_skip("too few mappings allowed for a cost measurement\n");
 	check_consistency();

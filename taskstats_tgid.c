@@ -37,14 +37,11 @@
 #include "introspect_util.h"
 
 /*
- * TGID / sum(PID) of each summed field: healthy falls short of 1 by a tick
- * or a switch (lowest 0.76); above 1 or below half (threads lost) fails.
+ * TGID / sum(PID) of a sampled field: healthy falls short of 1 by a tick
+ * (lowest 0.76); below half (threads lost) fails.
  */
 #define SUM_RATIO_MIN		0.50
 #define SUM_MIN_TICKS		20	/* tick-sampled sums judged over this */
-
-/* Delay totals: healthy 1, exited threads' delays lost about 1/threads. */
-#define DELAY_RATIO_MIN		0.90
 
 /*
  * Thread exit with / without the listener, less the syscalls on its path:
@@ -493,10 +490,12 @@ static pid_t run_child(bool group, int cpu, double seconds, struct harvest *h)
 }
 
 struct sum_tally {
-	__u64 over;		/* TGID above the sum of its threads */
-	double min;
-	const char *min_field, *over_field;
-	int judged;		/* fields with a non-zero sum */
+	__u64 wrong;		/* fields outside their window, all groups */
+	__u64 gap_switches;	/* between threads' two samples, all groups */
+	double min;		/* of the sampled fields' TGID / sum */
+	const char *min_field;
+	const char *field;	/* the first wrong: name, window, TGID value */
+	__u64 lo, hi, got;
 };
 
 static struct {
@@ -509,12 +508,11 @@ static struct {
 	__u64 bad_fields, checked, tgid_version_zero;
 	const char *first_bad;
 	__u32 first_bad_tid;
-	/* tgid_sums_match_threads, delay_totals_match_threads */
-	struct sum_tally sums, delays;
+	struct sum_tally sums;	/* tgid_sums_match_threads */
 	__u64 sum_groups;
 	bool tgid_times_zero;
 	const char *skip;	/* the records phase did not run: why */
-} tally = { .sums.min = INFINITY, .delays.min = INFINITY };
+} tally = { .sums.min = INFINITY };
 
 static __u64 jiffy_us;
 
@@ -554,27 +552,34 @@ static void check_fields(const struct harvest *h, const struct rec *r,
 }
 
 /*
- * @tick_unit: units per us of a tick-sampled field, judged over
- * SUM_MIN_TICKS. No irq_delay_total: one interrupt between a thread's
- * two samples is a large share of a group's few.
+ * A TGID exit record adds each thread as fill_tgid_exit() samples it, and
+ * fill_stats() samples it again for its PID record after an allocation
+ * that may sleep (kernel/taskstats.c: taskstats_exit()). @exact: changed
+ * only by a switch (cpu_count counts each return, sched_info_arrive();
+ * nvcsw and nivcsw each departure, __schedule(); the delay totals grow
+ * while off the CPU), so equal to the threads' sum when no thread switched
+ * in between. Else TGID / sum >= SUM_RATIO_MIN, judged over SUM_MIN_TICKS
+ * when @tick_unit (units per us) is set. No irq_delay_total: one interrupt
+ * between a thread's two samples is a large share of a group's few.
  */
 static const struct {
 	const char *name;
 	size_t off;
 	int tick_unit;
-	bool delay;
+	bool exact;
 } sum_fields[] = {
-	{ "cpu_count", TS_OFF(cpu_count), 0, false }, { "nvcsw", TS_OFF(nvcsw), 0, false },
-	{ "nivcsw", TS_OFF(nivcsw), 0, false }, { "etime", TS_OFF(ac_etime), 0, false },
+	{ "cpu_count", TS_OFF(cpu_count), 0, true }, { "nvcsw", TS_OFF(nvcsw), 0, true },
+	{ "nivcsw", TS_OFF(nivcsw), 0, true }, { "etime", TS_OFF(ac_etime), 0, false },
 	{ "cpu_run_virtual", TS_OFF(cpu_run_virtual_total), 0, false },
 	{ "utime", TS_OFF(ac_utime), 1, false }, { "stime", TS_OFF(ac_stime), 1, false },
 	{ "cpu_run_real", TS_OFF(cpu_run_real_total), 1000, false },
 	{ "cpu_delay_total", TS_OFF(cpu_delay_total), 0, true },
 	{ "blkio_delay_total", TS_OFF(blkio_delay_total), 0, true },
 	{ "swapin_delay_total", TS_OFF(swapin_delay_total), 0, true },
-	{ "freepages_delay_total", TS_OFF(freepages_delay_total), 0, true },
+	/* direct reclaim in that allocation need not switch */
+	{ "freepages_delay_total", TS_OFF(freepages_delay_total), 0, false },
 	{ "thrashing_delay_total", TS_OFF(thrashing_delay_total), 0, true },
-	{ "compact_delay_total", TS_OFF(compact_delay_total), 0, true },
+	{ "compact_delay_total", TS_OFF(compact_delay_total), 0, false },
 	{ "wpcopy_delay_total", TS_OFF(wpcopy_delay_total), 0, true },
 };
 
@@ -583,31 +588,51 @@ static __u64 field(const struct taskstats *t, size_t off)
 	return *(const __u64 *)((const char *)t + off);
 }
 
+static void sum_wrong(const char *name, __u64 lo, __u64 hi, __u64 got)
+{
+	if (tally.sums.wrong++)
+		return;
+	tally.sums.field = name;
+	tally.sums.lo = lo;
+	tally.sums.hi = hi;
+	tally.sums.got = got;
+}
+
+/*
+ * Each TGID field at most its threads' sum. A thread that switched between
+ * its samples adds at most one to the sum's cpu_count, and one to nvcsw +
+ * nivcsw: the TGID record falls short of cpu_count by no more than of
+ * those (a thread lost: one more, its first arrival).
+ */
 static void check_sums(const struct harvest *h, const struct rec *tg, pid_t pid)
 {
-	__u64 sum[ARRAY_SIZE(sum_fields)] = { 0 }, tgid;
-	struct sum_tally *s;
+	__u64 sum[ARRAY_SIZE(sum_fields)] = { 0 }, got[ARRAY_SIZE(sum_fields)];
+	struct sum_tally *s = &tally.sums;
+	__u64 gap;
 	size_t i, f;
 
 	for (i = 0; i < h->n; i++)
 		if (!h->recs[i].tgid && h->recs[i].ts.ac_tgid == (__u32)pid)
 			for (f = 0; f < ARRAY_SIZE(sum_fields); f++)
 				sum[f] += field(&h->recs[i].ts, sum_fields[f].off);
+	for (f = 0; f < ARRAY_SIZE(sum_fields); f++)
+		got[f] = field(&tg->ts, sum_fields[f].off);
 	if (!tg->ts.ac_utime && !tg->ts.ac_stime && !tg->ts.ac_etime &&
 	    !tg->ts.nvcsw && !tg->ts.nivcsw)
 		tally.tgid_times_zero = true;
+	/* [0] cpu_count, [1] nvcsw, [2] nivcsw */
+	gap = sum[1] + sum[2] - got[1] - got[2];
+	s->gap_switches += gap;
+	if (got[0] + gap < sum[0])
+		sum_wrong(sum_fields[0].name, sum[0] - gap, sum[0], got[0]);
 	for (f = 0; f < ARRAY_SIZE(sum_fields); f++) {
-		s = sum_fields[f].delay ? &tally.delays : &tally.sums;
-		tgid = field(&tg->ts, sum_fields[f].off);
-		if (sum[f] < SUM_MIN_TICKS * jiffy_us * sum_fields[f].tick_unit)
-			continue;
-		if (tgid > sum[f] && !s->over++)
-			s->over_field = sum_fields[f].name;
-		if (!sum[f])
-			continue;
-		s->judged++;
-		if ((double)tgid / sum[f] < s->min) {
-			s->min = (double)tgid / sum[f];
+		if (got[f] > sum[f] || (sum_fields[f].exact && !gap && got[f] != sum[f]))
+			sum_wrong(sum_fields[f].name, sum_fields[f].exact && !gap ?
+				  sum[f] : 0, sum[f], got[f]);
+		else if (!sum_fields[f].exact && sum[f] &&
+			 sum[f] >= SUM_MIN_TICKS * jiffy_us * sum_fields[f].tick_unit &&
+			 (double)got[f] / sum[f] < s->min) {
+			s->min = (double)got[f] / sum[f];
 			s->min_field = sum_fields[f].name;
 		}
 	}
@@ -952,36 +977,20 @@ static bool sums_unjudged(const char **reason)
 static int check_sums_verdict(const char *name, const char **reason)
 {
 	const struct sum_tally *s = &tally.sums;
-	bool fail = s->over || s->min < SUM_RATIO_MIN;
+	bool fail = s->wrong || s->min < SUM_RATIO_MIN;
 	bool unjudged = sums_unjudged(reason);
 
-	ksft_print_msg("%s: groups=%llu tgid_times_zero=%d ratio_min_field=%s above_field=%s\n",
+	ksft_print_msg("%s: groups=%llu tgid_times_zero=%d gap_switches=%llu sampled_min_field=%s\n",
 		       name, tally.sum_groups, tally.tgid_times_zero,
-		       s->min_field ?: "none", s->over_field ?: "none");
-	intro_figures(name, "ratio_min=%.4f tgid_above_sum=%llu bound_lo_ratio=%.2f%s",
-		      s->min, s->over, SUM_RATIO_MIN,
+		       s->gap_switches, s->min_field ?: "none");
+	if (s->wrong)
+		ksft_print_msg("%s: field=%s expected_min=%llu expected_max=%llu read=%llu\n",
+			       name, s->field, s->lo, s->hi, s->got);
+	intro_figures(name, "wrong_fields=%llu sampled_ratio_min=%.4f bound_lo_ratio=%.2f%s",
+		      s->wrong, s->min, SUM_RATIO_MIN,
 		      !unjudged && fail && tally.tgid_times_zero ?
 		      " fix_subject=" DEAD_THREADS_FIX : "");
 	return unjudged ? KSFT_SKIP : fail ? KSFT_FAIL : KSFT_PASS;
-}
-
-/* Only cpu_delay_total is kept whatever kernel.task_delayacct says. */
-static int check_delay(const char *name, const char **reason)
-{
-	const struct sum_tally *s = &tally.delays;
-
-	ksft_print_msg("%s: task_delayacct=%d totals_judged=%d ratio_min_field=%s above_field=%s\n",
-		       name, delayacct, s->judged, s->min_field ?: "none",
-		       s->over_field ?: "none");
-	intro_figures(name, "ratio_min=%.4f tgid_above_sum=%llu bound_lo_ratio=%.2f",
-		      s->min, s->over, DELAY_RATIO_MIN);
-	if (sums_unjudged(reason))
-		return KSFT_SKIP;
-	if (!s->judged) {
-		*reason = "no delay to sum";
-		return KSFT_SKIP;
-	}
-	return s->over || s->min < DELAY_RATIO_MIN ? KSFT_FAIL : KSFT_PASS;
 }
 
 static int check_exit_cost(const char *name, const char **reason)
@@ -1096,7 +1105,6 @@ static const struct {
 	{ "one_tgid_record_per_group", check_one_tgid },
 	{ "record_fields_sane", check_sane },
 	{ "tgid_sums_match_threads", check_sums_verdict },
-	{ "delay_totals_match_threads", check_delay },
 	{ "listener_exit_latency", check_exit_cost },
 	{ "register_cpumask_forms", check_cpumask },
 };
@@ -1130,8 +1138,8 @@ static const struct intro_prog prog = {
 	"  one_tgid_record_per_group   one TGID record per thread group, none for\n"
 	"                              single-threaded processes\n"
 	"  record_fields_sane          version, pid, tgid, uid, comm, btime, exit code\n"
-	"  tgid_sums_match_threads     TGID counters / their PID records' in [0.5, 1]\n"
-	"  delay_totals_match_threads  the same for delay totals, in [0.9, 1]\n"
+	"  tgid_sums_match_threads     TGID switch counts and delays equal their PID\n"
+	"                              records' sums, others in [0.5, 1] of theirs\n"
 	"  listener_exit_latency       thread exit with / without listener <= 2.1\n"
 	"  register_cpumask_forms      a listener registered for \"N\", \"A-B\" or\n"
 	"                              \"A,B\", with or without the NUL, gets the\n"
