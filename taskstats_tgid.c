@@ -980,7 +980,7 @@ static int check_sums_verdict(const char *name, const char **reason)
 	bool fail = s->wrong || s->min < SUM_RATIO_MIN;
 	bool unjudged = sums_unjudged(reason);
 
-	ksft_print_msg("%s: groups=%llu tgid_times_zero=%d gap_switches=%llu sampled_min_field=%s\n",
+	ksft_print_msg("%s: groups=%llu tgid_times_zero=%d gap_switches=%llu min_field=%s\n",
 		       name, tally.sum_groups, tally.tgid_times_zero,
 		       s->gap_switches, s->min_field ?: "none");
 	if (s->wrong)
