@@ -573,14 +573,21 @@ static const struct {
 	{ "cpu_run_virtual", TS_OFF(cpu_run_virtual_total), 0, false },
 	{ "utime", TS_OFF(ac_utime), 1, false }, { "stime", TS_OFF(ac_stime), 1, false },
 	{ "cpu_run_real", TS_OFF(cpu_run_real_total), 1000, false },
+	{ "cpu_scaled_run_real", TS_OFF(cpu_scaled_run_real_total), 1000, false },
 	{ "cpu_delay_total", TS_OFF(cpu_delay_total), 0, true },
+	{ "blkio_count", TS_OFF(blkio_count), 0, true },
 	{ "blkio_delay_total", TS_OFF(blkio_delay_total), 0, true },
+	{ "swapin_count", TS_OFF(swapin_count), 0, true },
 	{ "swapin_delay_total", TS_OFF(swapin_delay_total), 0, true },
-	/* direct reclaim in that allocation need not switch */
-	{ "freepages_delay_total", TS_OFF(freepages_delay_total), 0, false },
+	{ "thrashing_count", TS_OFF(thrashing_count), 0, true },
 	{ "thrashing_delay_total", TS_OFF(thrashing_delay_total), 0, true },
-	{ "compact_delay_total", TS_OFF(compact_delay_total), 0, false },
+	{ "wpcopy_count", TS_OFF(wpcopy_count), 0, true },
 	{ "wpcopy_delay_total", TS_OFF(wpcopy_delay_total), 0, true },
+	/* direct reclaim in that allocation need not switch */
+	{ "freepages_count", TS_OFF(freepages_count), 0, false },
+	{ "freepages_delay_total", TS_OFF(freepages_delay_total), 0, false },
+	{ "compact_count", TS_OFF(compact_count), 0, false },
+	{ "compact_delay_total", TS_OFF(compact_delay_total), 0, false },
 };
 
 static __u64 field(const struct taskstats *t, size_t off)
