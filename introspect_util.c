@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
@@ -20,17 +19,15 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 
 #include "introspect_util.h"
 
 #define FIGURES_MAX	512
+#define FORCED		"forced_fail=1"
 
 static const char *force_fail;	/* --force-fail: a check name or "all" */
 static char figures_check[128];
-static char figures[FIGURES_MAX];
+static char figures[FIGURES_MAX + sizeof(" " FORCED)];
 
 uint64_t intro_clock_ns(clockid_t clk)
 {
@@ -73,11 +70,6 @@ int intro_pin(pid_t pid, int cpu)
 	return sched_setaffinity(pid, sizeof(set), &set);
 }
 
-bool intro_current_cpu_ok(int cpu)
-{
-	return sched_getcpu() == cpu;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -116,27 +108,6 @@ double intro_quantile(const double *v, size_t n, double q, bool sorted)
 	return r;
 }
 
-double intro_theil_sen(const double *x, const double *y, const double *s,
-		       double tol, size_t n, size_t min_pairs)
-{
-	size_t i, j, m = 0;
-	double *slope, r;
-
-	if (n < 2)
-		return NAN;
-	slope = malloc(n * (n - 1) / 2 * sizeof(*slope));
-	if (!slope)
-		ksft_exit_fail_perror("statistics");
-	for (i = 0; i < n; i++)
-		for (j = i + 1; j < n; j++)
-			if (x[j] != x[i] &&
-			    (!s || fabs(s[j] - s[i]) <= tol * s[i]))
-				slope[m++] = (y[j] - y[i]) / (x[j] - x[i]);
-	r = m && m >= min_pairs ? intro_median(slope, m, false) : NAN;
-	free(slope);
-	return r;
-}
-
 void intro_print_log2_hist(const char *check, const double *v, size_t n,
 			   const char *unit)
 {
@@ -153,22 +124,6 @@ void intro_print_log2_hist(const char *check, const double *v, size_t n,
 			ksft_print_msg("%s: bucket_lo_%s=%.0f bucket_hi_%s=%.0f count=%zu\n",
 				       check, unit, b ? ldexp(1, b) : 0, unit,
 				       ldexp(1, b + 1), count[b]);
-}
-
-static void print_usage(FILE *f, const char *argv0,
-			const struct intro_prog *prog)
-{
-	fprintf(f, "usage: %s [-s F] [-v] [--force-fail CHECK] [-h]\n\n%s\n",
-		argv0, prog->usage);
-	fprintf(f, "options:\n"
-		"  -s, --scale F         time budget and sample counts times F (%.2g to %.2g;\n"
-		"                        other values are clamped)\n"
-		"  -v, --verbose         per-sample detail and histograms on pass too\n"
-		"  --force-fail CHECK    report CHECK (one named above, or all) as failed,\n"
-		"                        figures unchanged: tests how a failure reaches CI\n"
-		"  -h, --help            this text\n"
-		"The kselftest runner appends KSELFTEST_<PROG>_ARGS to the arguments.\n",
-		prog->min_scale, prog->max_scale);
 }
 
 static bool is_check(const struct intro_prog *prog, const char *name)
@@ -192,6 +147,7 @@ void intro_parse_opts(int argc, char **argv, const struct intro_prog *prog,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	FILE *out = stderr;
 	char *end;
 	int c;
 
@@ -210,15 +166,18 @@ void intro_parse_opts(int argc, char **argv, const struct intro_prog *prog,
 			break;
 		case 'F':
 			force_fail = optarg;
-			break;
+			if (is_check(prog, optarg))
+				break;
+			fprintf(stderr, "%s: unknown check '%s'\n", argv[0], optarg);
+			goto usage;
 		case 'h':
-			print_usage(stdout, argv[0], prog);
-			exit(KSFT_PASS);
+			out = stdout;
+			goto usage;
 		default:
 			goto bad;
 		}
 	}
-	if (optind < argc || (force_fail && !is_check(prog, force_fail)))
+	if (optind < argc)
 		goto bad;
 	opts->requested_scale = opts->scale;
 	opts->scale = fmax(prog->min_scale, fmin(prog->max_scale, opts->scale));
@@ -227,26 +186,19 @@ void intro_parse_opts(int argc, char **argv, const struct intro_prog *prog,
 	return;
 bad:
 	fprintf(stderr, "%s: invalid arguments\n", argv[0]);
-	print_usage(stderr, argv[0], prog);
-	exit(KSFT_FAIL);
-}
-
-void intro_budget_start(struct intro_budget *b, double seconds)
-{
-	b->start_ns = intro_now_ns();
-	b->limit_ns = (uint64_t)(seconds * (double)NSEC_PER_SEC);
-}
-
-uint64_t intro_budget_left_ns(const struct intro_budget *b)
-{
-	uint64_t used = intro_now_ns() - b->start_ns;
-
-	return used >= b->limit_ns ? 0 : b->limit_ns - used;
-}
-
-double intro_budget_spent_s(const struct intro_budget *b)
-{
-	return (double)(intro_now_ns() - b->start_ns) / NSEC_PER_SEC;
+usage:
+	fprintf(out, "usage: %s [-s F] [-v] [--force-fail CHECK] [-h]\n\n%s\n",
+		argv[0], prog->usage);
+	fprintf(out, "options:\n"
+		"  -s, --scale F         time budget and sample counts times F (%.2g to %.2g;\n"
+		"                        other values are clamped)\n"
+		"  -v, --verbose         per-sample detail and histograms on pass too\n"
+		"  --force-fail CHECK    report CHECK (one named above, or all) as failed,\n"
+		"                        figures unchanged: tests how a failure reaches CI\n"
+		"  -h, --help            this text\n"
+		"The kselftest runner appends KSELFTEST_<PROG>_ARGS to the arguments.\n",
+		prog->min_scale, prog->max_scale);
+	exit(out == stdout ? KSFT_PASS : KSFT_FAIL);
 }
 
 pid_t intro_fork(void)
@@ -276,294 +228,64 @@ void intro_kill_wait(pid_t pid)
 
 ssize_t intro_read_file(const char *path, char *buf, size_t len)
 {
-	ssize_t n = 0, got = 0;
-	int fd;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = 1, got = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	while ((size_t)got < len - 1) {
+	while ((size_t)got < len - 1 && (n > 0 || (n < 0 && errno == EINTR))) {
 		n = read(fd, buf + got, len - 1 - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += n;
+		got += n > 0 ? n : 0;
 	}
 	close(fd);
 	if (n < 0)
 		return -1;
-	if (got && buf[got - 1] == '\n')
-		got--;
+	got -= got && buf[got - 1] == '\n';
 	buf[got] = '\0';
 	return got;
 }
 
-/* @name in the comma-separated @list */
-static bool in_list(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p;
-
-	for (p = list; (p = strstr(p, name)); p += n)
-		if ((p == list || p[-1] == ',') && (!p[n] || p[n] == ','))
-			return true;
-	return false;
-}
-
-/*
- * The mount of @controller's hierarchy: its root in the hierarchy into
- * @root, its mount point into @mnt (PATH_MAX each). Lines of mountinfo:
- * "ID PARENT MAJ:MIN ROOT MOUNT_POINT OPTIONS [TAGS] - FSTYPE SOURCE
- * SUPER_OPTIONS" (Documentation/filesystems/proc.rst); a v1 hierarchy has
- * its controllers among the super options. Return: 1, 2 or 0.
- */
-static int cgroup_mount(const char *controller, char *root, char *mnt)
-{
-	char r[PATH_MAX], m[PATH_MAX], type[32], opts[PATH_MAX];
-	char *line = NULL, *dash;
-	size_t size = 0;
-	int version = 0;
-	FILE *f;
-
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return 0;
-	while (version != 1 && getline(&line, &size, f) > 0) {
-		dash = strstr(line, " - ");
-		if (!dash ||
-		    sscanf(line, "%*s %*s %*s %4095s %4095s", r, m) != 2 ||
-		    sscanf(dash + 3, "%31s %*s %4095s", type, opts) != 2)
-			continue;
-		if (!strcmp(type, "cgroup") && in_list(opts, controller))
-			version = 1;
-		else if (!strcmp(type, "cgroup2") && !version)
-			version = 2;
-		else
-			continue;
-		memcpy(root, r, sizeof(r));
-		memcpy(mnt, m, sizeof(m));
-	}
-	free(line);
-	fclose(f);
-	return version;
-}
-
-int intro_cgroup_dir(const char *controller, char *dir, size_t *top)
-{
-	char root[PATH_MAX], mnt[PATH_MAX];
-	char *line = NULL, *ctrls, *path = NULL;
-	size_t size = 0, n;
-	int version;
-	FILE *f;
-
-	version = cgroup_mount(controller, root, mnt);
-	f = version ? fopen("/proc/self/cgroup", "re") : NULL;
-	if (!f)
-		return 0;
-	/* "ID:CONTROLLERS:PATH", CONTROLLERS empty for v2 */
-	while (!path && getline(&line, &size, f) > 0) {
-		line[strcspn(line, "\n")] = '\0';
-		ctrls = strchr(line, ':');
-		path = ctrls ? strchr(++ctrls, ':') : NULL;
-		if (!path)
-			continue;
-		*path++ = '\0';
-		if (version == 2 ? !!*ctrls : !in_list(ctrls, controller))
-			path = NULL;
-	}
-	fclose(f);
-	n = strlen(root);
-	if (path && strcmp(root, "/") && !strncmp(path, root, n) &&
-	    (!path[n] || path[n] == '/'))
-		path += n;
-	if (path && !strcmp(path, "/"))
-		path++;
-	if (!path || snprintf(dir, PATH_MAX, "%s%s", mnt, path) >= PATH_MAX)
-		version = 0;
-	free(line);
-	*top = strlen(mnt);
-	return version;
-}
-
-bool intro_cgroup_parent(char *dir, size_t top)
-{
-	char *slash = strrchr(dir, '/');
-
-	if (strlen(dir) <= top || !slash || (size_t)(slash - dir) < top)
-		return false;
-	*slash = '\0';
-	return true;
-}
-
-/* The running kernel's config, read once: /proc/config.gz costs a gzip. */
-static const char *kconfig_text(void)
-{
-	static char *text;
-	static bool tried;
-	char path[128];
-	struct utsname u;
-	size_t size = 0;
-	FILE *f = NULL;
-	bool piped = false;
-
-	if (tried)
-		return text;
-	tried = true;
-	if (!uname(&u)) {
-		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
-		f = fopen(path, "r");
-	}
-	if (!f && !access("/proc/config.gz", R_OK)) {
-		f = popen("gzip -dc /proc/config.gz 2>/dev/null", "r");
-		piped = f;
-	}
-	if (!f)
-		return NULL;
-	if (getdelim(&text, &size, '\0', f) < 0) {
-		free(text);
-		text = strdup("");	/* read, but nothing set */
-	}
-	if (piped)
-		pclose(f);
-	else
-		fclose(f);
-	return text;
-}
-
-char intro_kconfig(const char *name)
-{
-	const char *text = kconfig_text(), *p;
-	char want[96];
-	size_t wl;
-
-	if (!text)
-		return '?';
-	wl = (size_t)snprintf(want, sizeof(want), "CONFIG_%s=", name);
-	for (p = strstr(text, want); p && p != text && p[-1] != '\n';
-	     p = strstr(p + 1, want))
-		;
-	if (!p)
-		return 'n';
-	return p[wl] == 'm' ? 'm' : 'y';
-}
-
-/* The last "preempt=" of the command line, else the Kconfig default. */
-static const char *dynamic_preempt_model(const char * const *models,
-					 size_t n)
-{
-	const char *found = NULL;
-	static char cmd[4096];
-	size_t i;
-	char *p;
-
-	if (intro_read_file("/proc/cmdline", cmd, sizeof(cmd)) >= 0) {
-		for (p = strstr(cmd, "preempt="); p;
-		     p = strstr(p + 1, "preempt=")) {
-			if (p != cmd && p[-1] != ' ')
-				continue;
-			for (i = 0; i < n; i++)
-				if (!strncmp(p + 8, models[i], strlen(models[i])))
-					found = models[i];
-		}
-	}
-	if (found)
-		return found;
-	if (intro_kconfig("PREEMPT_NONE") == 'y')
-		return "none";
-	if (intro_kconfig("PREEMPT_VOLUNTARY") == 'y')
-		return "voluntary";
-	if (intro_kconfig("PREEMPT") == 'y')
-		return "full";
-	return "dynamic";
-}
-
 const char *intro_preempt_model(void)
 {
-	static const char * const models[] = {
-		"none", "voluntary", "full", "lazy",
-	};
-	char line[128], want[16];
+	static const char * const models[] = { "none", "voluntary", "full", "lazy" };
+	char buf[128], want[16];
 	struct utsname u;
 	size_t i;
-	char *p;
 
-	if (intro_read_file("/sys/kernel/realtime", line, sizeof(line)) > 0 &&
-	    line[0] == '1')
-		return "rt";
-	/* e.g. "none (voluntary) full lazy": the current one is in () */
-	if (intro_read_file("/sys/kernel/debug/sched/preempt", line,
-			    sizeof(line)) > 0) {
-		p = strchr(line, '(');
-		for (i = 0; p && i < ARRAY_SIZE(models); i++) {
-			snprintf(want, sizeof(want), "(%s)", models[i]);
-			if (!strncmp(p, want, strlen(want)))
-				return models[i];
-		}
-	}
 	if (uname(&u))
 		return "dynamic";
-	if (strstr(u.version, "PREEMPT_RT"))
+	if (strstr(u.version, "PREEMPT_RT") ||
+	    (intro_read_file("/sys/kernel/realtime", buf, sizeof(buf)) > 0 && buf[0] == '1'))
 		return "rt";
-	if (strstr(u.version, "PREEMPT_DYNAMIC"))
-		return dynamic_preempt_model(models, ARRAY_SIZE(models));
-	return strstr(u.version, "PREEMPT ") ? "full" : "none";
-}
-
-/* CPUID vendor of the hypervisor, as one token: "bhyve bhyve " is bhyve_bhyve. */
-static void hypervisor(char *out, size_t len)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	unsigned int a, b, c, d, i;
-	char vendor[13] = "";
-
-	snprintf(out, len, "unknown");
-	__cpuid_count(1, 0, a, b, c, d);
-	if (!(c & (1U << 31))) {
-		snprintf(out, len, "none");
-		return;
+	if (!strstr(u.version, "PREEMPT_DYNAMIC"))
+		return strstr(u.version, "PREEMPT ") ? "full" : "none";
+	/* debugfs: "none (voluntary) full lazy" */
+	if (intro_read_file("/sys/kernel/debug/sched/preempt", buf, sizeof(buf)) <= 0)
+		return "dynamic";
+	for (i = 0; i < ARRAY_SIZE(models); i++) {
+		snprintf(want, sizeof(want), "(%s)", models[i]);
+		if (strstr(buf, want))
+			return models[i];
 	}
-	__cpuid_count(0x40000000, 0, a, b, c, d);
-	memcpy(vendor, &b, 4);
-	memcpy(vendor + 4, &c, 4);
-	memcpy(vendor + 8, &d, 4);
-	for (i = 12; i > 0 && (vendor[i - 1] == ' ' || !vendor[i - 1]); i--)
-		vendor[i - 1] = '\0';
-	for (i = 0; vendor[i]; i++)
-		if (!isalnum((unsigned char)vendor[i]))
-			vendor[i] = '_';
-	if (vendor[0])
-		snprintf(out, len, "%s", vendor);
-#else
-	snprintf(out, len, "unknown");
-#endif
+	return "dynamic";
 }
 
 void intro_print_env(const struct intro_opts *opts)
 {
 	uint64_t j = intro_jiffy_ns();
 	int cpus[INTRO_MAX_CPUS];
-	char hv[16], nohz[128], self[32];
-	const char *cputime = "tick";
+	char self[32];
 	struct utsname u;
 	ssize_t n;
 
-	/* kernel/sched/cputime.c: vtime accounting runs on nohz_full CPUs */
-	if (intro_read_file("/sys/devices/system/cpu/nohz_full", nohz,
-			    sizeof(nohz)) > 0 && strcmp(nohz, "(null)"))
-		cputime = "vtime_nohz_full";
-	else if (intro_kconfig("VIRT_CPU_ACCOUNTING_NATIVE") == 'y')
-		cputime = "vtime_native";
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "unknown");
-	hypervisor(hv, sizeof(hv));
 	ksft_print_msg("env: kernel=%s jiffy_us=%llu hz=%llu usable_cpus=%d\n",
 		       u.release, (unsigned long long)(j / NSEC_PER_USEC),
 		       (unsigned long long)(NSEC_PER_SEC / j),
 		       intro_usable_cpus(cpus, INTRO_MAX_CPUS));
-	ksft_print_msg("env: hypervisor=%s preempt=%s cputime=%s scale=%.2f requested_scale=%.2f\n",
-		       hv, intro_preempt_model(), cputime, opts->scale,
-		       opts->requested_scale);
+	ksft_print_msg("env: preempt=%s scale=%.2f requested_scale=%.2f\n",
+		       intro_preempt_model(), opts->scale, opts->requested_scale);
 	/* /proc/self names the caller in the PID namespace /proc was mounted for */
 	n = readlink("/proc/self", self, sizeof(self) - 1);
 	self[n > 0 ? n : 0] = '\0';
@@ -572,47 +294,31 @@ void intro_print_env(const struct intro_opts *opts)
 			       self, getpid());
 }
 
-/* true if @word is "key=nan" or "key=inf" (either sign): not measured */
-static bool unmeasured(const char *word, size_t len)
+static bool forced(const char *check)
 {
-	const char *value = memchr(word, '=', len);
-	char *parsed;
-	double v;
-
-	if (!value || value + 1 == word + len)
-		return false;
-	v = strtod(value + 1, &parsed);
-	return parsed == word + len && (isnan(v) || isinf(v));
-}
-
-/* Remove the figures of @line that could not be measured. */
-static void drop_unmeasured(char *line)
-{
-	char *word = line, *out = line, *end;
-	size_t len;
-
-	while (*word) {
-		end = strchrnul(word, ' ');
-		len = (size_t)(end - word);
-		if (len && !unmeasured(word, len)) {
-			if (out != line)
-				*out++ = ' ';
-			memmove(out, word, len);
-			out += len;
-		}
-		word = *end ? end + 1 : end;
-	}
-	*out = '\0';
+	return force_fail && (!strcmp(force_fail, "all") || !strcmp(force_fail, check));
 }
 
 void intro_figures(const char *check, const char *fmt, ...)
 {
+	char line[FIGURES_MAX], *word, *save, *end;
 	va_list ap;
+	double v;
 
 	va_start(ap, fmt);
-	vsnprintf(figures, sizeof(figures), fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	drop_unmeasured(figures);
+	/* "key=nan", "key=inf" (either sign): not measured, left out */
+	figures[0] = '\0';
+	for (word = strtok_r(line, " ", &save); word; word = strtok_r(NULL, " ", &save)) {
+		end = strchr(word, '=');
+		v = end && end[1] ? strtod(end + 1, &end) : 0;
+		if (isfinite(v) || *end)
+			sprintf(figures + strlen(figures), "%s%s",
+				figures[0] ? " " : "", word);
+	}
+	if (forced(check))
+		strcat(figures, figures[0] ? " " FORCED : FORCED);
 	snprintf(figures_check, sizeof(figures_check), "%s", check);
 	ksft_print_msg("%s: %s\n", check, figures);
 }
@@ -625,22 +331,20 @@ const char *intro_report_prepare(const char *check, int *result,
 	size_t i;
 
 	if (reason && (*result == KSFT_SKIP || *result == KSFT_XFAIL)) {
-		for (i = 0; *reason && i < sizeof(token) - 1; reason++) {
-			if (isalnum((unsigned char)*reason))
-				token[i++] = *reason;
-			else if (i && token[i - 1] != '_')
-				token[i++] = '_';
-		}
+		for (i = 0; *reason && i < sizeof(token) - 1; reason++)
+			if (isalnum((unsigned char)*reason) || (i && token[i - 1] != '_'))
+				token[i++] = isalnum((unsigned char)*reason) ? *reason : '_';
 		i -= i && token[i - 1] == '_';
 		token[i] = '\0';
 		ksft_print_msg("%s: %s_reason=%s\n", check,
 			       *result == KSFT_SKIP ? "skip" : "xfail", token);
 	}
-	if (force_fail && (!strcmp(force_fail, "all") ||
-			   !strcmp(force_fail, check))) {
-		ksft_print_msg("%s: forced_fail=1\n", check);
-		*result = KSFT_FAIL;
-	}
 	figures_check[0] = '\0';
-	return mine ? figures : NULL;
+	if (!forced(check))
+		return mine ? figures : NULL;
+	*result = KSFT_FAIL;
+	if (mine)
+		return figures;
+	ksft_print_msg("%s: %s\n", check, FORCED);
+	return FORCED;
 }

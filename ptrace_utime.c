@@ -19,10 +19,12 @@
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -177,7 +179,7 @@ static void child_main(const struct kind_cfg *k, int cpu, unsigned int seed)
 	struct timespec ts;
 	unsigned long n;
 
-	if (cpu != m.cpu && (intro_pin(0, cpu) || !intro_current_cpu_ok(cpu)))
+	if (cpu != m.cpu && (intro_pin(0, cpu) || sched_getcpu() != cpu))
 		_exit(CHILD_NO_PIN);
 	if (k->traced) {
 		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
@@ -296,6 +298,32 @@ static int trace_child(pid_t pid, struct run *r, int *st, struct rusage *ru)
 }
 
 /*
+ * Theil-Sen slope of @y against @x (Sen, JASA 63, 1968): the median slope
+ * of the pairs with distinct x whose @s (NULL: any) differ by at most
+ * @tol of the first's. n^2 pairs; NAN with fewer than @min_pairs.
+ */
+static double theil_sen(const double *x, const double *y, const double *s,
+			double tol, size_t n, size_t min_pairs)
+{
+	size_t i, j, m = 0;
+	double *slope, r;
+
+	if (n < 2)
+		return NAN;
+	slope = malloc(n * (n - 1) / 2 * sizeof(*slope));
+	if (!slope)
+		ksft_exit_fail_perror("statistics");
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (x[j] != x[i] &&
+			    (!s || fabs(s[j] - s[i]) <= tol * s[i]))
+				slope[m++] = (y[j] - y[i]) / (x[j] - x[i]);
+	r = m && m >= min_pairs ? intro_median(slope, m, false) : NAN;
+	free(slope);
+	return r;
+}
+
+/*
  * The truth: per segment the lesser of its length and the runtime gained
  * across it (else it waited for the CPU). The rate: the Theil-Sen slope of
  * runtime on length over unpreempted segments (PREEMPTED, PREEMPT_SLACK_NS),
@@ -333,8 +361,7 @@ static void derive(const struct child_log *log, struct run *r, bool rate)
 		y[k++] = (double)(p[i + 1].runtime_ns - p[i].runtime_ns);
 	}
 	if (k >= RATE_MIN_POINTS)
-		r->rate = intro_theil_sen(x, y, s, RATE_SAME_SPEED, k,
-					  RATE_MIN_POINTS);
+		r->rate = theil_sen(x, y, s, RATE_SAME_SPEED, k, RATE_MIN_POINTS);
 }
 
 /* One child of kind @k: fork, (trace), reap, derive. */
@@ -650,6 +677,34 @@ static bool in_cpulist(const char *list, int cpu)
 	return false;
 }
 
+/* CONFIG_@name=y in /boot/config-$(uname -r), else in /proc/config.gz */
+static bool kconfig_y(const char *name)
+{
+	char want[64], path[128], *line = NULL;
+	bool y = false, piped = false;
+	struct utsname u;
+	size_t size = 0;
+	FILE *f = NULL;
+
+	snprintf(want, sizeof(want), "CONFIG_%s=y\n", name);
+	if (!uname(&u)) {
+		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+		f = fopen(path, "re");
+	}
+	if (!f && !access("/proc/config.gz", R_OK)) {
+		f = popen("gzip -dc /proc/config.gz 2>/dev/null", "r");
+		piped = true;
+	}
+	while (f && !y && getline(&line, &size, f) > 0)
+		y = !strcmp(line, want);
+	free(line);
+	if (f && piped)
+		pclose(f);
+	else if (f)
+		fclose(f);
+	return y;
+}
+
 static void setup(void)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };
@@ -659,7 +714,7 @@ static void setup(void)
 	char yama[16];
 	struct run probe;
 
-	if (intro_kconfig("VIRT_CPU_ACCOUNTING_NATIVE") == 'y')
+	if (kconfig_y("VIRT_CPU_ACCOUNTING_NATIVE"))
 		ksft_exit_skip("cputime is not tick sampled (VIRT_CPU_ACCOUNTING_NATIVE)\n");
 	if (intro_read_file("/sys/devices/system/cpu/nohz_full", nohz,
 			    sizeof(nohz)) < 0)

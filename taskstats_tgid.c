@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * taskstats_tgid - the taskstats exit records of a thread-creating workload.
- *
  * Guards ad4ecbcba728 (2.6.18, "delay accounting taskstats interface send
  * tgid once"): a TGID record on every thread exit made 1000 threads run
  * 2.5x longer under a listener, which saw ENOBUFS. Also version 0 TGID
@@ -20,6 +19,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -50,9 +50,8 @@
  */
 #define EXIT_RATIO_MAX		2.10
 /*
- * Syscalls on an exit's path, taken off both sides at the cost of a null
- * one: glibc's start_thread() calls rt_sigprocmask() and madvise() before
- * exit(), the joiner returns from futex().
+ * Syscalls on an exit's path, taken off both sides at a null one's cost:
+ * rt_sigprocmask(), madvise() (glibc's start_thread()), the joiner's futex().
  */
 #define EXIT_PATH_SYSCALLS	3
 #define NULL_BATCHES		5
@@ -74,13 +73,9 @@
 #define COST_MAX_PAIRS		2048
 /* About 2.5 KiB a queued record, doubled by the kernel: three groups. */
 #define RCVBUF_BYTES		(4 << 20)
-/*
- * Exited threads stay charged to the memory cgroup until an RCU grace
- * period frees them: each round first waits for this much room.
- */
+/* Room a round waits for: exited threads stay charged until RCU frees them */
 #define ROOM_MIN_BYTES		(8LL << 20)
 #define ROOM_WAIT_S		2.0
-#define CGROUP_MAX_DEPTH	16
 #define FORM_MAX_CPUS		3	/* probed: two named, one not */
 
 #define NO_ROOM		"memory cgroup: under 8 MiB of room for 2 s"
@@ -92,16 +87,9 @@ static int ts_family;
 static char cpulist[256];	/* every possible CPU */
 static char nl_buf[64 << 10];	/* many records; MSG_TRUNC tells a longer one */
 
-static bool nlmsg_ok(const struct nlmsghdr *nlh, int rem)
-{
-	return rem >= (int)sizeof(*nlh) && nlh->nlmsg_len >= sizeof(*nlh) &&
-	       nlh->nlmsg_len <= (__u32)rem;
-}
-
 static bool nla_ok(const struct nlattr *na, int rem)
 {
-	return rem >= (int)sizeof(*na) && na->nla_len >= sizeof(*na) &&
-	       na->nla_len <= rem;
+	return rem >= (int)sizeof(*na) && na->nla_len >= sizeof(*na) && na->nla_len <= rem;
 }
 
 static const struct nlattr *nla_next(const struct nlattr *na, int *rem)
@@ -120,11 +108,11 @@ static const struct nlattr *genl_attrs(const struct nlmsghdr *nlh, int *rem)
  * A request with one attribute: the family id for CTRL_CMD_GETFAMILY, else
  * 0 or -errno. Records in between are dropped: no workload runs then.
  */
-static int nl_request(int fd, __u16 type, __u8 cmd, __u16 attr,
-		      const void *data, size_t len)
+static int nl_request(int fd, __u16 type, __u8 cmd, __u16 attr, const void *data, size_t len)
 {
 	static __u32 seq;
 	struct sockaddr_nl to = { .nl_family = AF_NETLINK };
+	const struct nlmsgerr *e;
 	struct {
 		struct nlmsghdr nlh;
 		struct genlmsghdr genl;
@@ -144,8 +132,7 @@ static int nl_request(int fd, __u16 type, __u8 cmd, __u16 attr,
 		return -E2BIG;
 	memcpy(req.data, data, len);
 	req.nlh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN) + NLA_ALIGN(req.na.nla_len);
-	if (sendto(fd, &req, req.nlh.nlmsg_len, 0, (struct sockaddr *)&to,
-		   sizeof(to)) < 0)
+	if (sendto(fd, &req, req.nlh.nlmsg_len, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
 		return -errno;
 	for (;;) {	/* SO_RCVTIMEO ends the wait */
 		n = recv(fd, nl_buf, sizeof(nl_buf), 0);
@@ -153,12 +140,11 @@ static int nl_request(int fd, __u16 type, __u8 cmd, __u16 attr,
 			continue;
 		if (n < 0)
 			return -errno;
-		for (nlh = (void *)nl_buf; nlmsg_ok(nlh, n); nlh = NLMSG_NEXT(nlh, n)) {
+		for (nlh = (void *)nl_buf; NLMSG_OK(nlh, n); nlh = NLMSG_NEXT(nlh, n)) {
 			if (nlh->nlmsg_seq != seq)
 				continue;
 			if (nlh->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *e = NLMSG_DATA(nlh);
-
+				e = NLMSG_DATA(nlh);
 				if (e->error || type != GENL_ID_CTRL)
 					return e->error;
 				continue;
@@ -211,16 +197,13 @@ static __u64 socket_drops(int fd)
 	__u32 mem[SK_MEMINFO_VARS] = { 0 };
 	socklen_t len = sizeof(mem);
 
-	if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) ||
-	    len <= SK_MEMINFO_DROPS * sizeof(mem[0]))
-		return 0;
-	return mem[SK_MEMINFO_DROPS];
+	return getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) ||
+	       len <= SK_MEMINFO_DROPS * sizeof(mem[0]) ? 0 : mem[SK_MEMINFO_DROPS];
 }
 
 /*
- * struct taskstats grows at the end, but version 15 put a max and a min
- * after each delay total (moved to the end by 0bf2d838de1f): records are
- * copied into this header's layout, rec_has() says what the kernel sent.
+ * Version 15 put a max and a min after each delay total (0bf2d838de1f moved
+ * them to the end): records are copied into this header's layout.
  */
 #define V15			15
 #define TS_OFF(f)		offsetof(struct taskstats, f)
@@ -249,8 +232,6 @@ static void normalise(struct rec *r, const char *raw, size_t len)
 	size_t prev = 0, shift = 0, i, n, end, src;
 	__u16 version;
 
-	memset(&r->ts, 0, sizeof(r->ts));
-	r->have = 0;
 	if (len < sizeof(version))
 		return;
 	memcpy(&version, raw, sizeof(version));
@@ -331,7 +312,7 @@ static bool drain(int fd, struct harvest *h)
 			h->truncated++;
 			len = sizeof(nl_buf);
 		}
-		for (nlh = (void *)nl_buf; nlmsg_ok(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
+		for (nlh = (void *)nl_buf; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
 			if (nlh->nlmsg_type != ts_family ||
 			    nlh->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN) ||
 			    ((struct genlmsghdr *)NLMSG_DATA(nlh))->cmd != TASKSTATS_CMD_NEW)
@@ -345,38 +326,45 @@ static bool drain(int fd, struct harvest *h)
 	}
 }
 
-static char room_files[CGROUP_MAX_DEPTH][2][PATH_MAX + 32];
-static int room_levels;
-
-static void find_room_files(void)
-{
-	char dir[PATH_MAX];
-	size_t top;
-	int v = intro_cgroup_dir("memory", dir, &top);
-
-	if (!v)
-		return;
-	do {
-		snprintf(room_files[room_levels][0], sizeof(room_files[0][0]),
-			 "%s/%s", dir, v == 1 ? "memory.limit_in_bytes" : "memory.max");
-		snprintf(room_files[room_levels][1], sizeof(room_files[0][1]),
-			 "%s/%s", dir, v == 1 ? "memory.usage_in_bytes" : "memory.current");
-	} while (++room_levels < CGROUP_MAX_DEPTH && intro_cgroup_parent(dir, top));
-}
-
-/* The least limit - usage up the tree; no limit: "max" or about 2^63. */
+/*
+ * The least limit - usage from this process's memory cgroup up: v1 at
+ * /sys/fs/cgroup/memory ("ID:memory:PATH" in /proc/self/cgroup), else
+ * cgroup2 at cgroup_init()'s mount point /sys/fs/cgroup ("0::PATH"). Levels
+ * not there (a container's mount) or without a limit are left out.
+ */
 static long long memcg_room(void)
 {
+	bool v1 = !access("/sys/fs/cgroup/memory/memory.limit_in_bytes", F_OK);
+	char dir[PATH_MAX] = "", file[PATH_MAX + 32], lim[32], use[32], *p;
+	const char *mnt = v1 ? "/sys/fs/cgroup/memory" : "/sys/fs/cgroup";
+	size_t top = strlen(mnt);
+	FILE *f = fopen("/proc/self/cgroup", "re");
 	long long room = LLONG_MAX;
-	char lim[32], use[32];
-	int i;
 
-	for (i = 0; i < room_levels; i++)
-		if (intro_read_file(room_files[i][0], lim, sizeof(lim)) > 0 &&
-		    intro_read_file(room_files[i][1], use, sizeof(use)) > 0 &&
-		    strcmp(lim, "max") && atoll(lim) < (1LL << 62) &&
-		    atoll(lim) - atoll(use) < room)
-			room = atoll(lim) - atoll(use);
+	while (f && !*dir && fgets(file, sizeof(file), f)) {
+		file[strcspn(file, "\n")] = '\0';
+		p = strstr(file, v1 ? ":memory:/" : "0::/");
+		if (p && (v1 || p == file))
+			snprintf(dir, sizeof(dir), "%s%s", mnt, strchr(p + 1, '/'));
+	}
+	if (f)
+		fclose(f);
+	while (*dir) {
+		snprintf(file, sizeof(file), "%s/%s", dir,
+			 v1 ? "memory.limit_in_bytes" : "memory.max");
+		if (intro_read_file(file, lim, sizeof(lim)) > 0 &&
+		    strcmp(lim, "max") && atoll(lim) < (1LL << 62)) {
+			snprintf(file, sizeof(file), "%s/%s", dir,
+				 v1 ? "memory.usage_in_bytes" : "memory.current");
+			if (intro_read_file(file, use, sizeof(use)) > 0 &&
+			    atoll(lim) - atoll(use) < room)
+				room = atoll(lim) - atoll(use);
+		}
+		p = strrchr(dir, '/');
+		if (!p || (size_t)(p - dir) < top)
+			break;
+		*p = '\0';
+	}
 	return room;
 }
 
@@ -384,12 +372,9 @@ static bool wait_for_room(void)
 {
 	__u64 t0 = intro_now_ns();
 
-	while (memcg_room() < ROOM_MIN_BYTES) {
-		if (intro_now_ns() - t0 > ROOM_WAIT_S * NSEC_PER_SEC)
-			return false;
+	while (memcg_room() < ROOM_MIN_BYTES && intro_now_ns() - t0 < ROOM_WAIT_S * NSEC_PER_SEC)
 		usleep(1000);
-	}
-	return true;
+	return memcg_room() >= ROOM_MIN_BYTES;
 }
 
 static struct {
@@ -398,6 +383,7 @@ static struct {
 	int failed;
 } *shared;
 static unsigned long sink;
+static pthread_attr_t small_stack;	/* WL_STACK_BYTES: every thread made */
 
 /* A thread of the 2006 mkthreads: a little work, then exit. */
 static void *worker(void *arg)
@@ -416,18 +402,15 @@ static void group_main(double seconds)
 	pthread_t tid[WL_THREADS];
 	__u64 t0 = intro_now_ns();
 	const char *why = NULL;
-	pthread_attr_t attr;
 	int r, n, i, err = 0;
 
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, WL_STACK_BYTES);
 	for (r = 0; r < WL_ROUNDS; r++) {
 		if (!wait_for_room()) {
 			why = NO_ROOM;
 			break;
 		}
 		for (n = 0; n < WL_THREADS; n++) {
-			err = pthread_create(&tid[n], &attr, worker,
+			err = pthread_create(&tid[n], &small_stack, worker,
 					     (void *)(unsigned long)n);
 			if (err)
 				break;
@@ -493,9 +476,8 @@ struct sum_tally {
 	__u64 wrong;		/* fields outside their window, all groups */
 	__u64 gap_switches;	/* between threads' two samples, all groups */
 	double min;		/* of the sampled fields' TGID / sum */
-	const char *min_field;
-	const char *field;	/* the first wrong: name, window, TGID value */
-	__u64 lo, hi, got;
+	const char *min_field, *field;	/* field: the first wrong, then */
+	__u64 lo, hi, got;	/* its window and TGID value */
 };
 
 static struct {
@@ -525,8 +507,7 @@ static void note_bad(const char *what, __u32 id)
 	}
 }
 
-static void check_fields(const struct harvest *h, const struct rec *r,
-			 pid_t pid, const char *comm)
+static void check_fields(const struct harvest *h, const struct rec *r, pid_t pid, const char *comm)
 {
 	const struct taskstats *t = &r->ts;
 
@@ -552,15 +533,17 @@ static void check_fields(const struct harvest *h, const struct rec *r,
 }
 
 /*
- * A TGID exit record adds each thread as fill_tgid_exit() samples it, and
- * fill_stats() samples it again for its PID record after an allocation
- * that may sleep (kernel/taskstats.c: taskstats_exit()). @exact: changed
- * only by a switch (cpu_count counts each return, sched_info_arrive();
- * nvcsw and nivcsw each departure, __schedule(); the delay totals grow
- * while off the CPU), so equal to the threads' sum when no thread switched
- * in between. Else TGID / sum >= SUM_RATIO_MIN, judged over SUM_MIN_TICKS
- * when @tick_unit (units per us) is set. No irq_delay_total: one interrupt
- * between a thread's two samples is a large share of a group's few.
+ * A TGID exit record adds each thread as fill_tgid_exit() samples it,
+ * then fill_stats() samples it for its PID record after an allocation
+ * that may sleep (kernel/taskstats.c: taskstats_exit()). No TGID field
+ * exceeds its threads' sum. @exact: changed by a switch only (cpu_count:
+ * returns, sched_info_arrive(); nvcsw, nivcsw: departures; delays but
+ * freepages' and compact's, which reclaim adds): equal to the sum when no
+ * thread switched in between; TGID cpu_count short of it by at most
+ * nvcsw + nivcsw (a thread lost: one more, its first arrival). Else TGID
+ * / sum >= SUM_RATIO_MIN, over SUM_MIN_TICKS where @tick_unit (units per
+ * us) is set. No irq_delay_total: an interrupt between a thread's two
+ * samples is a large share of a group's few.
  */
 static const struct {
 	const char *name;
@@ -576,14 +559,13 @@ static const struct {
 	{ "cpu_scaled_run_real", TS_OFF(cpu_scaled_run_real_total), 1000, false },
 	{ "cpu_delay_total", TS_OFF(cpu_delay_total), 0, true },
 	{ "blkio_count", TS_OFF(blkio_count), 0, true },
-	{ "blkio_delay_total", TS_OFF(blkio_delay_total), 0, true },
 	{ "swapin_count", TS_OFF(swapin_count), 0, true },
+	{ "blkio_delay_total", TS_OFF(blkio_delay_total), 0, true },
 	{ "swapin_delay_total", TS_OFF(swapin_delay_total), 0, true },
 	{ "thrashing_count", TS_OFF(thrashing_count), 0, true },
 	{ "thrashing_delay_total", TS_OFF(thrashing_delay_total), 0, true },
 	{ "wpcopy_count", TS_OFF(wpcopy_count), 0, true },
 	{ "wpcopy_delay_total", TS_OFF(wpcopy_delay_total), 0, true },
-	/* direct reclaim in that allocation need not switch */
 	{ "freepages_count", TS_OFF(freepages_count), 0, false },
 	{ "freepages_delay_total", TS_OFF(freepages_delay_total), 0, false },
 	{ "compact_count", TS_OFF(compact_count), 0, false },
@@ -605,12 +587,6 @@ static void sum_wrong(const char *name, __u64 lo, __u64 hi, __u64 got)
 	tally.sums.got = got;
 }
 
-/*
- * Each TGID field at most its threads' sum. A thread that switched between
- * its samples adds at most one to the sum's cpu_count, and one to nvcsw +
- * nivcsw: the TGID record falls short of cpu_count by no more than of
- * those (a thread lost: one more, its first arrival).
- */
 static void check_sums(const struct harvest *h, const struct rec *tg, pid_t pid)
 {
 	__u64 sum[ARRAY_SIZE(sum_fields)] = { 0 }, got[ARRAY_SIZE(sum_fields)];
@@ -682,18 +658,14 @@ static void judge_child(const struct harvest *h, pid_t pid, bool group)
 		dups += tids[i] == tids[i - 1];
 	free(tids);
 	tally.dup_pid += dups;
-
 	tally.got_pid += mine;
 	tally.expected_pid += shared->threads + 1;
 	tally.threads += shared->threads;
-	if (group) {
-		tally.groups++;
-		tally.tgid_recs += tgids;
-		tally.group_tgid_bad += tgids != 1;
-	} else {
-		tally.singles++;
-		tally.single_tgid += tgids;
-	}
+	tally.groups += group;
+	tally.singles += !group;
+	tally.tgid_recs += group ? tgids : 0;
+	tally.group_tgid_bad += group && tgids != 1;
+	tally.single_tgid += group ? 0 : tgids;
 	if (agroups != 1 || (tg && (!agroup || agroup->msg != tg->msg)))
 		tally.agroup_bad++;
 	/* a record missing or extra would move a sum: only whole groups */
@@ -742,7 +714,7 @@ static void *stamp_exit(void *arg)
  * joiner running (the futex wake-up in exit_mm() follows taskstats_exit()).
  * Return: 0 when a task limit refused the thread.
  */
-static double exit_block_us(pthread_attr_t *attr, bool with)
+static double exit_block_us(bool with)
 {
 	struct harvest h = { 0 };
 	double us[COST_BLOCK];
@@ -756,7 +728,7 @@ static double exit_block_us(pthread_attr_t *attr, bool with)
 		ksft_exit_fail_perror("exit listener (de)registration");
 	}
 	for (i = 0; i < COST_BLOCK; i++) {
-		err = pthread_create(&tid, attr, stamp_exit, &stamp);
+		err = pthread_create(&tid, &small_stack, stamp_exit, &stamp);
 		if (err == EAGAIN)
 			return 0;
 		if (err || pthread_join(tid, NULL))
@@ -774,19 +746,15 @@ static void cost_phase(int cpu, double seconds)
 {
 	double a, b, null, us[NULL_BATCHES];
 	__u64 t0 = intro_now_ns(), t1;
-	pthread_attr_t attr;
 	int i, j, k;
 
 	intro_pin(0, cpu);
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, WL_STACK_BYTES);
-	for (i = 0; i < COST_MAX_PAIRS &&
-	     intro_now_ns() - t0 < seconds * NSEC_PER_SEC; i++) {
+	for (i = 0; i < COST_MAX_PAIRS && intro_now_ns() - t0 < seconds * NSEC_PER_SEC; i++) {
 		cost.stopped = wait_for_room() ? NULL : NO_ROOM;
 		if (cost.stopped)
 			break;
-		a = exit_block_us(&attr, i % 2);
-		b = exit_block_us(&attr, !(i % 2));
+		a = exit_block_us(i % 2);
+		b = exit_block_us(!(i % 2));
 		cost.stopped = !a || !b ? INTRO_NO_TASK : NULL;
 		if (cost.stopped)
 			break;
@@ -808,10 +776,9 @@ static void cost_phase(int cpu, double seconds)
 }
 
 /*
- * The cpumask is a cpulist in an NLA_STRING, with or without its NUL. The
- * forms name the second usable CPU (one CPU: the only one) or the first
- * two; children exit on those and a third. taskstats_exit() sends to the
- * listeners of the CPU it runs on.
+ * A cpulist in an NLA_STRING, with or without its NUL, naming the second
+ * usable CPU (one CPU: the only one) or the first two; children exit on
+ * those and a third (taskstats_exit() sends to the listeners of its CPU).
  */
 static const char * const form_name[] = {
 	"single_with_nul", "single_without_nul", "range_with_nul",
@@ -827,6 +794,7 @@ static struct cpumask_form {
 	int recs[FORM_MAX_CPUS];	/* records of the children that exited there */
 	int off_cpu;		/* children not on their CPU at exit */
 	int refused;		/* children not forked: EAGAIN */
+	bool wrong;		/* records or registration not as expected */
 	__u64 enobufs, drops;
 } forms[ARRAY_SIZE(form_name)];
 
@@ -834,16 +802,6 @@ static struct cpumask_form {
 static int form_expects(int i, int c)
 {
 	return c == single_cpu || (c == 0 && i >= 2) ? CPUMASK_EXITS_PER_CPU : 0;
-}
-
-static bool form_wrong(int i)
-{
-	int c;
-
-	for (c = 0; c < nprobe; c++)
-		if (forms[i].recs[c] != form_expects(i, c))
-			return true;
-	return forms[i].err;
 }
 
 /* A child exited on @cpu: its pid, 0 if it ran elsewhere, -1: EAGAIN */
@@ -858,7 +816,7 @@ static pid_t exit_on_cpu(int cpu)
 		ksft_exit_fail_perror("fork");
 	if (!pid) {
 		intro_pin(0, cpu);
-		_exit(!intro_current_cpu_ok(cpu));
+		_exit(sched_getcpu() != cpu);
 	}
 	if (waitpid(pid, &status, 0) != pid)
 		ksft_exit_fail_perror("waitpid");
@@ -877,8 +835,7 @@ static void run_cpumask_form(int i)
 	if (i < 2)
 		snprintf(f->mask, sizeof(f->mask), "%d", cpus[single_cpu]);
 	else
-		snprintf(f->mask, sizeof(f->mask), i < 4 ? "%d-%d" : "%d,%d",
-			 cpus[0], cpus[1]);
+		snprintf(f->mask, sizeof(f->mask), i < 4 ? "%d-%d" : "%d,%d", cpus[0], cpus[1]);
 	fd = nl_socket();
 	if (fd < 0) {
 		errno = -fd;
@@ -900,6 +857,8 @@ static void run_cpumask_form(int i)
 					f->recs[c] += !h.recs[r].tgid && pid[c][k] > 0 &&
 						      h.recs[r].id == (__u32)pid[c][k];
 	}
+	for (c = 0; c < nprobe; c++)
+		f->wrong |= f->err || f->recs[c] != form_expects(i, c);
 	listener_all(fd, false);
 	f->enobufs = h.enobufs;
 	f->drops = socket_drops(fd);
@@ -911,8 +870,6 @@ static void run_cpumask_form(int i)
 #define V15_FIX			"0bf2d838de1f"
 #define DEAD_THREADS_FIX	"taskstats_retain_dead_thread_stats_in_TGID_queries"
 #define CPUMASK_FIX		"taskstats_fix_cpumask_parsing_cutting_off_the_last_character"
-
-static int delayacct;
 
 static bool records_lost(const char **reason)
 {
@@ -931,10 +888,8 @@ static int check_complete(const char *name, const char **reason)
 	intro_figures(name, "pid_records=%llu expected=%llu enobufs=%llu drops=%llu truncated=%llu",
 		      tally.got_pid, tally.expected_pid, tally.h.enobufs,
 		      tally.drops, tally.h.truncated);
-	if (records_lost(reason))
-		return KSFT_SKIP;
-	return tally.got_pid == tally.expected_pid && !tally.dup_pid &&
-	       !tally.h.truncated ? KSFT_PASS : KSFT_FAIL;
+	return records_lost(reason) ? KSFT_SKIP : tally.got_pid == tally.expected_pid &&
+	       !tally.dup_pid && !tally.h.truncated ? KSFT_PASS : KSFT_FAIL;
 }
 
 static int check_one_tgid(const char *name, const char **reason)
@@ -943,9 +898,7 @@ static int check_one_tgid(const char *name, const char **reason)
 		       name, tally.single_tgid, tally.agroup_bad);
 	intro_figures(name, "tgid_records=%llu groups=%d groups_not_one=%llu",
 		      tally.tgid_recs, tally.groups, tally.group_tgid_bad);
-	if (records_lost(reason))
-		return KSFT_SKIP;
-	return !tally.group_tgid_bad && !tally.single_tgid &&
+	return records_lost(reason) ? KSFT_SKIP : !tally.group_tgid_bad && !tally.single_tgid &&
 	       !tally.agroup_bad ? KSFT_PASS : KSFT_FAIL;
 }
 
@@ -960,8 +913,7 @@ static int check_sane(const char *name, const char **reason)
 		ksft_print_msg("%s: first_bad=%s first_bad_tid=%u\n", name,
 			       tally.first_bad, tally.first_bad_tid);
 	intro_figures(name, "version=%u checked=%llu bad=%llu tgid_version_zero=%llu%s%s",
-		      tally.version, tally.checked, tally.bad_fields,
-		      tally.tgid_version_zero,
+		      tally.version, tally.checked, tally.bad_fields, tally.tgid_version_zero,
 		      judged && tally.tgid_version_zero ? " fix_commit=" TGID_VERSION_FIX : "",
 		      judged && tally.version == V15 ? " fix_commit=" V15_FIX : "");
 	if (!judged) {
@@ -1005,15 +957,13 @@ static int check_exit_cost(const char *name, const char **reason)
 	double ratio = intro_median(cost.ratio, cost.pairs, false);
 
 	ksft_print_msg("%s: pairs=%d exits_per_block=%d with_net_us=%.2f without_net_us=%.2f\n",
-		       name, cost.pairs, COST_BLOCK,
-		       intro_median(cost.with_us, cost.pairs, false),
+		       name, cost.pairs, COST_BLOCK, intro_median(cost.with_us, cost.pairs, false),
 		       intro_median(cost.without_us, cost.pairs, false));
 	ksft_print_msg("%s: ratio_p10=%.3f ratio_p90=%.3f\n", name,
 		       intro_quantile(cost.ratio, cost.pairs, 0.1, false),
 		       intro_quantile(cost.ratio, cost.pairs, 0.9, false));
 	intro_figures(name, "exit_ratio_median=%.3f bound_hi_ratio=%.2f null_call_us=%.3f",
-		      ratio, EXIT_RATIO_MAX,
-		      intro_median(cost.null_us, cost.pairs, false));
+		      ratio, EXIT_RATIO_MAX, intro_median(cost.null_us, cost.pairs, false));
 	if (cost.pairs < COST_MIN_PAIRS) {
 		*reason = cost.stopped ?: "too few pairs of exit blocks in the time budget";
 		return KSFT_SKIP;
@@ -1027,8 +977,7 @@ static int check_exit_cost(const char *name, const char **reason)
 
 /*
  * Is wrong form @i the kernel's, or does a precondition explain it (false,
- * @reason)? Extra records and EINVAL are the kernel's: a listener could
- * register.
+ * @reason)? Extra records and EINVAL are the kernel's.
  */
 static bool form_bug(int i, const char **reason)
 {
@@ -1067,31 +1016,28 @@ static void print_form(const char *name, int i)
 	if (i < 2 || nprobe > 2)
 		snprintf(unnamed, sizeof(unnamed), "%d", other);
 	ksft_print_msg("%s: form=%s mask=%s errno=%d records=%d expected=%d records_unnamed=%s\n",
-		       name, form_name[i], forms[i].mask, -forms[i].err, got,
-		       want, unnamed);
-	for (c = 0; form_wrong(i) && !forms[i].err && c < nprobe; c++)
+		       name, form_name[i], forms[i].mask, -forms[i].err, got, want, unnamed);
+	for (c = 0; forms[i].wrong && !forms[i].err && c < nprobe; c++)
 		ksft_print_msg("%s: form=%s cpu=%d named=%d records=%d\n",
-			       name, form_name[i], cpus[c],
-			       !!form_expects(i, c), forms[i].recs[c]);
+			       name, form_name[i], cpus[c], !!form_expects(i, c), forms[i].recs[c]);
 }
 
 /* Right with the NUL, wrong without: the last character cut (1f58a5335cdd). */
 static int check_cpumask(const char *name, const char **reason)
 {
-	int i, n = nr_forms, bugs = 0, wrong = 0;
-	int nul_wrong = 0, einval = 0, off_cpu = 0;
+	int i, n = nr_forms, bugs = 0, wrong = 0, nul_wrong = 0, einval = 0, off_cpu = 0;
 	const char *unjudged = NULL;
 	__u64 enobufs = 0, drops = 0;
 
 	for (i = 0; i < n; i++) {
 		print_form(name, i);
-		wrong += form_wrong(i);
-		nul_wrong += !(i % 2) && form_wrong(i);
+		wrong += forms[i].wrong;
+		nul_wrong += !(i % 2) && forms[i].wrong;
 		einval += forms[i].err == -EINVAL;
 		off_cpu += forms[i].off_cpu;
 		enobufs += forms[i].enobufs;
 		drops += forms[i].drops;
-		bugs += form_wrong(i) && form_bug(i, &unjudged);
+		bugs += forms[i].wrong && form_bug(i, &unjudged);
 	}
 	ksft_print_msg("%s: exits_per_cpu=%d off_cpu=%d enobufs=%llu drops=%llu\n",
 		       name, CPUMASK_EXITS_PER_CPU, off_cpu, enobufs, drops);
@@ -1168,7 +1114,7 @@ int main(int argc, char **argv)
 	struct intro_opts opts;
 	bool seen = false;
 	pid_t pid;
-	int ret, result, f;
+	int ret, result, f, delayacct = 0;
 	const char *reason;
 	char val[16];
 	size_t i;
@@ -1178,10 +1124,8 @@ int main(int argc, char **argv)
 	intro_print_env(&opts);
 	if (intro_read_file("/proc/sys/kernel/task_delayacct", val, sizeof(val)) > 0)
 		delayacct = atoi(val);
-	if (intro_read_file("/sys/devices/system/cpu/possible", cpulist,
-			    sizeof(cpulist)) <= 0)
-		snprintf(cpulist, sizeof(cpulist), "0-%ld",
-			 sysconf(_SC_NPROCESSORS_CONF) - 1);
+	if (intro_read_file("/sys/devices/system/cpu/possible", cpulist, sizeof(cpulist)) <= 0)
+		snprintf(cpulist, sizeof(cpulist), "0-%ld", sysconf(_SC_NPROCESSORS_CONF) - 1);
 	ksft_print_msg("taskstats: task_delayacct=%d possible_cpus=%s header_version=%d\n",
 		       delayacct, cpulist, TASKSTATS_VERSION);
 	if (TASKSTATS_VERSION == V15)
@@ -1189,10 +1133,9 @@ int main(int argc, char **argv)
 			       V15_FIX);
 
 	nl_fd = nl_socket();
-	if (nl_fd < 0) {
-		ksft_print_msg("taskstats: socket_errno=%d\n", -nl_fd);
-		ksft_exit_skip("no netlink socket with a forced buffer: needs CAP_NET_ADMIN\n");
-	}
+	if (nl_fd < 0)
+		ksft_exit_skip("no forced-buffer netlink socket (errno %d): needs CAP_NET_ADMIN\n",
+			       -nl_fd);
 	ts_family = nl_request(nl_fd, GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
 			       CTRL_ATTR_FAMILY_NAME, TASKSTATS_GENL_NAME,
 			       sizeof(TASKSTATS_GENL_NAME));
@@ -1224,6 +1167,8 @@ int main(int argc, char **argv)
 	nprobe = ncpus < FORM_MAX_CPUS ? ncpus : FORM_MAX_CPUS;
 	nr_forms = nprobe > 1 ? ARRAY_SIZE(form_name) : 2;
 	single_cpu = nprobe > 1;
+	pthread_attr_init(&small_stack);
+	pthread_attr_setstacksize(&small_stack, WL_STACK_BYTES);
 	/* the reader on the first usable CPU, the workload on the last */
 	intro_pin(0, cpus[0]);
 	/* records go to init_net only (send_cpu_listeners()): does one arrive? */
@@ -1237,7 +1182,6 @@ int main(int argc, char **argv)
 	if (!seen && in_initial_ns("net") != 1)
 		ksft_exit_skip("no exit records delivered: not in the initial network namespace\n");
 	jiffy_us = intro_jiffy_ns() / NSEC_PER_USEC;
-	find_room_files();
 	ksft_print_msg("taskstats: memcg_room_kb=%lld\n",
 		       memcg_room() == LLONG_MAX ? -1 : memcg_room() / 1024);
 

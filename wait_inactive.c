@@ -417,7 +417,7 @@ static void measure(struct placement *p, const struct intro_budget *total)
 	p->lookup_pair = calloc(cap, sizeof(double));
 	if (!p->lookup_pair)
 		ksft_exit_fail_msg("out of memory for %zu pairs\n", cap);
-	if (intro_pin(0, tracer_cpu) || !intro_current_cpu_ok(tracer_cpu))
+	if (intro_pin(0, tracer_cpu) || sched_getcpu() != tracer_cpu)
 		ksft_exit_fail_msg("cannot pin the tracer to CPU %d\n",
 				   tracer_cpu);
 	pid = start_tracee(p->cross ? other_cpu : tracer_cpu);

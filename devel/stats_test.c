@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stats_test - unit tests of the statistics helpers of introspect_util on
- * synthetic samples with known answers. KTAP output, run under prove by
- * devel/check. No timing is asserted here.
+ * stats_test - unit tests of the statistics helpers of introspect_util, and
+ * of ptrace_utime's Theil-Sen slope, on synthetic samples with known
+ * answers. KTAP output, run under prove by devel/check. No timing is
+ * asserted here.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -11,6 +12,10 @@
 #include <unistd.h>
 
 #include "introspect_util.h"
+/* theil_sen() is static in ptrace_utime.c, its one user: built in here */
+#define main ptrace_utime_main
+#include "ptrace_utime.c"
+#undef main
 
 #define EPS (1.0 / NSEC_PER_SEC)	/* relative tolerance */
 #define HIST_TEXT_MAX	1024
@@ -67,14 +72,14 @@ static void test_theil_sen(void)
 	const double x[] = { 1, 2, 3, 4, 5 }, line[] = { 5, 7, 9, 11, 13 };
 	const double off[] = { 5, 7, 9, 11, 1000 }, same[] = { 4, 4, 4 };
 
-	expect("theil_sen_line", intro_theil_sen(x, line, NULL, 0, 5, 1), 2);
-	expect("theil_sen_outlier", intro_theil_sen(x, off, NULL, 0, 5, 1), 2);
+	expect("theil_sen_line", theil_sen(x, line, NULL, 0, 5, 1), 2);
+	expect("theil_sen_outlier", theil_sen(x, off, NULL, 0, 5, 1), 2);
 	expect("theil_sen_two_points",
-	       intro_theil_sen(x + 1, off + 3, NULL, 0, 2, 1), 989);
+	       theil_sen(x + 1, off + 3, NULL, 0, 2, 1), 989);
 	expect("theil_sen_one_point_is_nan",
-	       intro_theil_sen(x, line, NULL, 0, 1, 1), NAN);
+	       theil_sen(x, line, NULL, 0, 1, 1), NAN);
 	expect("theil_sen_equal_x_is_nan",
-	       intro_theil_sen(same, line, NULL, 0, 3, 1), NAN);
+	       theil_sen(same, line, NULL, 0, 3, 1), NAN);
 }
 
 /*
@@ -90,10 +95,10 @@ static void test_theil_sen_same_speed(void)
 	const double y[] = { 2, 4, 6, 68, 70, 72 }, s[] = { 1, 1, 1, 2, 2, 2 };
 
 	expect("theil_sen_across_speeds",
-	       intro_theil_sen(x, y, NULL, 0, 6, 1), 17);
-	expect("theil_sen_same_speed", intro_theil_sen(x, y, s, 0.02, 6, 1), 2);
+	       theil_sen(x, y, NULL, 0, 6, 1), 17);
+	expect("theil_sen_same_speed", theil_sen(x, y, s, 0.02, 6, 1), 2);
 	expect("theil_sen_too_few_pairs_is_nan",
-	       intro_theil_sen(x, y, s, 0.02, 6, 7), NAN);
+	       theil_sen(x, y, s, 0.02, 6, 7), NAN);
 }
 
 /* below 2 in the first bucket, powers of two start a bucket */
