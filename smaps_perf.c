@@ -106,17 +106,13 @@ struct procmap_query {
 #endif
 
 enum file_kind { F_MAPS, F_SMAPS, F_ROLLUP, NR_FILES };
-
 static const char * const file_names[NR_FILES] = { "maps", "smaps", "smaps_rollup" };
 
 enum cost_kind { C_MAPS, C_SMAPS, C_ROLLUP, C_QUERY, NR_COSTS };
-
 static const char * const cost_keys[NR_COSTS] = { "maps", "smaps", "rollup", "query" };
 
 /* A round, in this order and backwards in every other: each pair adjacent. */
-static const enum cost_kind round_order[NR_COSTS] = {
-	C_ROLLUP, C_QUERY, C_MAPS, C_SMAPS,
-};
+static const enum cost_kind round_order[NR_COSTS] = { C_ROLLUP, C_QUERY, C_MAPS, C_SMAPS };
 
 struct target_ack {
 	long baseline;		/* VMAs in maps before it mapped anything */
@@ -128,8 +124,7 @@ struct target_ack {
 
 struct target {
 	pid_t pid;
-	int cmd_fd;		/* closed by the parent: the target exits */
-	int ack_fd;
+	int cmd_fd, ack_fd;	/* the target waits on cmd_fd until killed */
 	struct target_ack ack;
 	long vmas;		/* lines in maps after it mapped */
 };
@@ -137,8 +132,7 @@ struct target {
 /* A real store of the byte at @p (atomic: kept), so a COW page is copied. */
 static void store_same(char *p)
 {
-	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED),
-			 __ATOMIC_RELAXED);
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 }
 
 /*
@@ -159,9 +153,7 @@ static void target_main(long n, int cmd_fd, int ack_fd)
 	int fd;
 
 	/* break COW of private pages, so the parent cannot move our PSS */
-	ack.baseline = -1;
-	if (intro_read_file("/proc/self/maps", maps, sizeof(maps)) >= 0)
-		ack.baseline = 0;
+	ack.baseline = intro_read_file("/proc/self/maps", maps, sizeof(maps)) < 0 ? -1 : 0;
 	for (p = maps; ack.baseline >= 0 && *p; p = *nl ? nl + 1 : nl) {
 		nl = strchrnul(p, '\n');
 		ack.baseline++;
@@ -173,18 +165,16 @@ static void target_main(long n, int cmd_fd, int ack_fd)
 			store_same((char *)a);
 	}
 	fd = memfd_create("smaps_perf", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, (FILE_PAGES + ANON_PAGES) * page))
-		ack.err = errno;
-	p = ack.err ? MAP_FAILED : mmap(NULL, ANON_PAGES * page, PROT_READ | PROT_WRITE,
-					MAP_PRIVATE, fd, FILE_PAGES * page);
-	if (!ack.err && p == MAP_FAILED)
-		ack.err = errno;
+	p = MAP_FAILED;
+	if (fd >= 0 && !ftruncate(fd, (FILE_PAGES + ANON_PAGES) * page))
+		p = mmap(NULL, ANON_PAGES * page, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd,
+			 FILE_PAGES * page);
+	ack.err = p == MAP_FAILED ? errno : 0;
 	for (; !ack.err && ack.anon < ANON_PAGES; ack.anon++)
 		p[ack.anon * page] = 1;
-	while (!ack.err && ack.created < n - 1) {
-		off = 2 * (ack.created < LOCK_VMAS ? ack.created : LOCK_VMAS);
-		p = mmap(NULL, page, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_POPULATE, fd, off * page);
+	for (; !ack.err && ack.created < n - 1; ack.created++) {
+		off = 2 * page * (ack.created < LOCK_VMAS ? ack.created : LOCK_VMAS);
+		p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, off);
 		if (p == MAP_FAILED) {
 			ack.err = errno;
 			break;
@@ -192,7 +182,6 @@ static void target_main(long n, int cmd_fd, int ack_fd)
 		store_same(p);
 		if (ack.created < LOCK_VMAS && !mlock(p, page))
 			ack.locked++;
-		ack.created++;
 	}
 	/* fault in the vDSO so that the last VMAs have pages too */
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -202,19 +191,18 @@ static void target_main(long n, int cmd_fd, int ack_fd)
 	_exit(0);
 }
 
-/* intro_fork() with a command pipe and an answer pipe. */
-static pid_t fork_piped(int *cmd_fd, int *ack_fd)
+/* intro_fork() with a command pipe and an answer pipe; @what names a failure. */
+static pid_t fork_piped(int *cmd_fd, int *ack_fd, const char *what)
 {
 	int cmd[2], ack[2];
-	pid_t pid;
+	pid_t pid = -1;
 
-	if (pipe2(cmd, O_CLOEXEC) || pipe2(ack, O_CLOEXEC))
-		return -1;
-	pid = intro_fork();
+	if (!pipe2(cmd, O_CLOEXEC) && !pipe2(ack, O_CLOEXEC))
+		pid = intro_fork();
 	if (pid < 0 && errno == EAGAIN)
 		ksft_exit_skip("%s\n", INTRO_NO_TASK);
 	if (pid < 0)
-		return -1;
+		ksft_exit_fail_perror(what);
 	close(pid ? cmd[0] : cmd[1]);
 	close(pid ? ack[1] : ack[0]);
 	*cmd_fd = pid ? cmd[1] : cmd[0];
@@ -227,17 +215,15 @@ struct text {
 	size_t len, cap;
 };
 
-static void churner_step(const struct text *t);
-
-/* File @f of @pid into @t, in @chunk-byte read()s (0: all the room). */
-static void read_text(pid_t pid, enum file_kind f, struct text *t,
-		      size_t chunk, bool stepped)
+/* File @f of @pid into @t in read()s of @chunk bytes (0: all room), @step after each. */
+static void read_text(pid_t pid, enum file_kind f, struct text *t, size_t chunk,
+		      void (*step)(const struct text *t))
 {
 	char path[PATH_LEN];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file_names[f]);
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, file_names[f]);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		ksft_exit_fail_perror(path);
@@ -246,15 +232,14 @@ static void read_text(pid_t pid, enum file_kind f, struct text *t,
 		if (t->cap - t->len <= (chunk ? chunk : READ_BUF_BYTES)) {
 			t->cap = 2 * t->cap + 2 * READ_BUF_BYTES;
 			t->p = realloc(t->p, t->cap);
-			if (!t->p)
-				ksft_exit_skip("no memory to read %s (address space limit)\n",
-					       path);
 		}
+		if (!t->p)
+			ksft_exit_skip("no memory to read %s (address space limit)\n", path);
 		n = read(fd, t->p + t->len, chunk ? chunk : t->cap - t->len - 1);
 		t->len += n > 0 ? (size_t)n : 0;
 		t->p[t->len] = '\0';
-		if (n > 0 && stepped)
-			churner_step(t);
+		if (n > 0 && step)
+			step(t);
 	} while (n > 0);
 	if (n < 0)
 		ksft_exit_fail_perror(path);
@@ -295,34 +280,20 @@ static const struct field {
 	{ "Shared_Dirty", K_EXACT }, { "Private_Clean", K_EXACT }, { "Private_Dirty", K_EXACT },
 	{ "Referenced", K_EXACT }, { "Anonymous", K_EXACT }, { "KSM", K_EXACT },
 	{ "LazyFree", K_EXACT }, { "AnonHugePages", K_EXACT }, { "ShmemPmdMapped", K_EXACT },
-	{ "FilePmdMapped", K_EXACT }, { "Shared_Hugetlb", K_EXACT },
-	{ "Private_Hugetlb", K_EXACT }, { "Swap", K_EXACT }, { "SwapPss", K_SWAP_PSS },
-	{ "Locked", K_PSS },
+	{ "FilePmdMapped", K_EXACT }, { "Shared_Hugetlb", K_EXACT }, { "Private_Hugetlb", K_EXACT },
+	{ "Swap", K_EXACT }, { "SwapPss", K_SWAP_PSS }, { "Locked", K_PSS },
 };
 
 struct kb_sums {
-	unsigned long long kb[NR_FIELDS];
+	long long kb[NR_FIELDS];
 	bool seen[NR_FIELDS];
 	long entries;		/* header lines */
 	long frac_pss;		/* entries with Pss < Rss */
 	long frac_swap_pss;	/* entries with SwapPss < Swap */
 };
 
-static void end_entry(struct kb_sums *s, struct kb_sums *own,
-		      const unsigned long long *e)
-{
-	s->frac_pss += e[FI_PSS] < e[FI_RSS];
-	s->frac_swap_pss += e[FI_SWAP_PSS] < e[FI_SWAP];
-	if (own)
-		own->frac_pss += e[FI_PSS] < e[FI_RSS];
-}
-
-/*
- * The kB field of line @p up to @nl: its index, looked for from @hint on,
- * and *@v; -1 if none.
- */
-static int parse_field(const char *p, const char *nl, int hint,
-		       unsigned long long *v)
+/* Line @p..@nl as a kB field, looked for from @hint on: its index and *@v, or -1. */
+static int parse_field(const char *p, const char *nl, int hint, long long *v)
 {
 	const char *colon = memchr(p, ':', (size_t)(nl - p));
 	size_t len = colon ? (size_t)(colon - p) : 0;
@@ -330,7 +301,7 @@ static int parse_field(const char *p, const char *nl, int hint,
 
 	if (!colon || nl - p < 4 || memcmp(nl - 3, " kB", 3))
 		return -1;
-	*v = strtoull(colon + 1, NULL, 10);
+	*v = strtoll(colon + 1, NULL, 10);
 	for (k = 0, i = hint; k < NR_FIELDS; k++, i = (i + 1) % NR_FIELDS)
 		if (strlen(fields[i].name) == len && !memcmp(fields[i].name, p, len))
 			return i;
@@ -338,10 +309,9 @@ static int parse_field(const char *p, const char *nl, int hint,
 }
 
 /* Sums of smaps text @t into @s, those of the MEMFD_NAME entries into @own. */
-static void parse_smaps(const struct text *t, struct kb_sums *s,
-			struct kb_sums *own)
+static void parse_smaps(const struct text *t, struct kb_sums *s, struct kb_sums *own)
 {
-	unsigned long long entry[NR_FIELDS] = { 0 }, v;
+	long long rss = 0, swap = 0, v;
 	const char *p = t->p, *end = t->p + t->len, *nl;
 	struct kb_sums *o = NULL;
 	int i, hint = 0;
@@ -351,9 +321,8 @@ static void parse_smaps(const struct text *t, struct kb_sums *s,
 	for (; p < end; p = nl + 1) {
 		nl = strchrnul(p, '\n');
 		if (is_hex(*p)) {
-			if (s->entries)
-				end_entry(s, o, entry);
-			memset(entry, 0, sizeof(entry));
+			rss = 0;
+			swap = 0;
 			s->entries++;
 			o = memmem(p, nl - p, MEMFD_NAME, strlen(MEMFD_NAME)) ? own : NULL;
 			own->entries += !!o;
@@ -363,14 +332,18 @@ static void parse_smaps(const struct text *t, struct kb_sums *s,
 		if (i < 0)
 			continue;
 		hint = (i + 1) % NR_FIELDS;
-		entry[i] = v;
+		/* __show_smap() prints Rss before Pss, Swap before SwapPss */
+		rss = i == FI_RSS ? v : rss;
+		swap = i == FI_SWAP ? v : swap;
+		s->frac_pss += i == FI_PSS && v < rss;
+		s->frac_swap_pss += i == FI_SWAP_PSS && v < swap;
 		s->kb[i] += v;
 		s->seen[i] = true;
-		if (o)
-			o->kb[i] += v;
+		if (!o)
+			continue;
+		o->kb[i] += v;
+		o->frac_pss += i == FI_PSS && v < rss;
 	}
-	if (s->entries)
-		end_entry(s, o, entry);
 }
 
 /* Lines of maps text; *@disordered: ranges empty or below the last. */
@@ -398,17 +371,15 @@ struct smaps_bench {
 	struct intro_budget budget;
 	uint64_t reserve_ns;	/* what the rounds leave: checks, teardown */
 	struct target tgt;
-	long page_size;
+	long page_size, page_kb;
 	char *buf;		/* READ_BUF_BYTES + slots, for every timed read */
 	char *at;		/* where this round reads to: buf + a slot */
 	struct text text;
-	int rounds;
-	int rounds_max;
+	int rounds, rounds_max;
 	/* reader CPU by cost and round: the walk's syscalls, as many nulls */
 	double cpu_ns[NR_COSTS][2 * ROUNDS], null_ns[NR_COSTS][2 * ROUNDS];
 	long calls[NR_COSTS];		/* read()s or ioctl()s of the last walk */
 	bool no_query;		/* PROCMAP_QUERY: ENOTTY */
-	/* consistency */
 	struct kb_sums rollup, sum, rollup2;	/* rollup, smaps, rollup */
 	struct kb_sums own, scratch;	/* own: MEMFD_NAME entries of sum */
 	long disordered;	/* maps ranges out of order */
@@ -418,41 +389,27 @@ struct smaps_bench {
 
 static struct smaps_bench bench;
 
-/*
- * A syscall that does nothing on the same file: a read() of 0 bytes
- * (seq_read_iter() returns at once), or a PROCMAP_QUERY with an unknown
- * flag, refused by do_procmap_query() before it takes the mm.
- */
-static int null_call(int fd, bool query)
+/* An unknown PROCMAP_QUERY flag: do_procmap_query() refuses it before taking the mm. */
+static int null_query(int fd)
 {
 	struct procmap_query *q = (struct procmap_query *)bench.at;
 
-	if (!query)
-		return read(fd, bench.at, 0) ? -1 : 0;
-	memset(q, 0, sizeof(*q));
-	q->size = sizeof(*q);
-	q->query_flags = 1ULL << 63;
+	*q = (struct procmap_query){ .size = sizeof(*q), .query_flags = 1ULL << 63 };
 	if (!ioctl(fd, PROCMAP_QUERY, q))
 		errno = EPROTO;
 	return errno == EINVAL ? 0 : -1;
 }
 
-/* One syscall of walk @c: > 0 to go on, 0 at the end, -1 and errno. */
-static int walk_call(int fd, enum cost_kind c, __u64 *addr)
+/* The VMA at or after *@addr, *@addr its end: 1, 0 at the end, -1 and errno. */
+static int next_vma(int fd, __u64 *addr)
 {
 	struct procmap_query *q = (struct procmap_query *)bench.at;
-	ssize_t n;
 
-	if (c != C_QUERY) {
-		n = read(fd, bench.at, READ_BUF_BYTES);
-		return n > 0 ? 1 : n;
-	}
-	memset(q, 0, sizeof(*q));
-	q->size = sizeof(*q);
-	q->query_flags = PROCMAP_QUERY_COVERING_OR_NEXT_VMA;
-	q->query_addr = *addr;
-	q->vma_name_size = PATH_MAX;
-	q->vma_name_addr = (__u64)(uintptr_t)(q + 1);
+	*q = (struct procmap_query){
+		.size = sizeof(*q), .query_flags = PROCMAP_QUERY_COVERING_OR_NEXT_VMA,
+		.query_addr = *addr, .vma_name_size = PATH_MAX,
+		.vma_name_addr = (__u64)(uintptr_t)(q + 1),
+	};
 	if (ioctl(fd, PROCMAP_QUERY, q))
 		return errno == ENOENT ? 0 : -1;
 	*addr = q->vma_end;
@@ -460,9 +417,10 @@ static int walk_call(int fd, enum cost_kind c, __u64 *addr)
 }
 
 /*
- * Walk @c of round @r: each chunk of CHUNK_CALLS syscalls timed, then as
- * many null calls, so both see the same moments of the machine.
- * Return: 0, or -1 with errno set (ENOTTY: no PROCMAP_QUERY).
+ * Walk @c of round @r by read() or PROCMAP_QUERY, CHUNK_CALLS syscalls timed
+ * then as many null ones on the same file (the same moments of the machine):
+ * a read() of 0 bytes (seq_read_iter() returns at once) or a null_query().
+ * Return: 0, or -1 and errno (ENOTTY: no PROCMAP_QUERY).
  */
 static int walk(enum cost_kind c, int r)
 {
@@ -472,8 +430,7 @@ static int walk(enum cost_kind c, int r)
 	int fd, i, n, ret = 1;
 	__u64 addr = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)bench.tgt.pid,
-		 file_names[query ? F_MAPS : c]);
+	snprintf(path, sizeof(path), "/proc/%d/%s", bench.tgt.pid, file_names[query ? F_MAPS : c]);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -483,13 +440,12 @@ static int walk(enum cost_kind c, int r)
 	while (ret > 0) {
 		t0 = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		for (n = 0; n < CHUNK_CALLS && ret > 0; n++)
-			ret = walk_call(fd, c, &addr);
+			ret = query ? next_vma(fd, &addr) : read(fd, bench.at, READ_BUF_BYTES);
 		t1 = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-		for (i = 0; i < n && !null_call(fd, query); i++)
+		for (i = 0; i < n && !(query ? null_query(fd) : read(fd, bench.at, 0)); i++)
 			;
 		t2 = intro_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-		if (i < n)
-			ret = -1;
+		ret = i < n ? -1 : ret;
 		bench.cpu_ns[c][r] += t1 - t0;
 		bench.null_ns[c][r] += t2 - t1;
 		bench.calls[c] += n;
@@ -499,9 +455,8 @@ static int walk(enum cost_kind c, int r)
 }
 
 /*
- * Rounds of one walk of each cost, each check's pair adjacent, the order
- * reversed every other round. Each round reads to another of SLOTS places:
- * a copy_to_user() destination may alias the kernel's pages in a cache.
+ * Rounds of one walk of each cost (round_order), each round to another of
+ * SLOTS places: a copy_to_user() destination may alias kernel pages in a cache.
  */
 static void measure_costs(void)
 {
@@ -531,7 +486,7 @@ static void measure_costs(void)
  */
 static long pss_bound_kb(const struct kb_sums *s)
 {
-	return s->frac_pss - bench.own.frac_pss + bench.page_size / 1024;
+	return s->frac_pss - bench.own.frac_pss + bench.page_kb;
 }
 
 /*
@@ -542,8 +497,7 @@ static long pss_bound_kb(const struct kb_sums *s)
  * a private mapping; all present and dirty; @vmas entries. -1: Referenced,
  * not judged (reclaim clears young bits: folio_referenced()).
  */
-static long expected_pages(int i, long priv, long locked, long shared,
-			   long anon, long vmas)
+static long expected_pages(int i, long priv, long locked, long shared, long anon, long vmas)
 {
 	switch (i) {
 	case FI_SIZE: case FI_RSS:
@@ -566,9 +520,8 @@ static long expected_pages(int i, long priv, long locked, long shared,
 	return 0;
 }
 
-static void print_mismatch(const char *check, const char *field,
-			   long long rollup_kb, long long sum_kb,
-			   long long slack_kb, long long drift_kb)
+static void print_mismatch(const char *check, const char *field, long long rollup_kb,
+			   long long sum_kb, long long slack_kb, long long drift_kb)
 {
 	ksft_print_msg("%s: field=%s rollup_kb=%lld sum_kb=%lld slack_kb=%lld drift_kb=%lld\n",
 		       check, field, rollup_kb, sum_kb, slack_kb, drift_kb);
@@ -582,26 +535,23 @@ static void print_mismatch(const char *check, const char *field,
 static int rollup_mismatches(const char *check, const struct kb_sums *a,
 			     const struct kb_sums *b, const struct kb_sums *s)
 {
-	long long lo, hi, d, bound, sum, parts;
+	long long lo, hi, d, bound, parts;
 	const struct kb_sums *r;
 	int bad = 0, i, k;
 
 	for (i = 0; i < NR_FIELDS; i++) {
-		if (!a->seen[i] || fields[i].kind == K_VMA ||
-		    fields[i].kind == K_PART)
+		if (!a->seen[i] || fields[i].kind == K_VMA || fields[i].kind == K_PART)
 			continue;
-		lo = (long long)(a->kb[i] < b->kb[i] ? a->kb[i] : b->kb[i]);
-		hi = (long long)(a->kb[i] < b->kb[i] ? b->kb[i] : a->kb[i]);
+		lo = a->kb[i] < b->kb[i] ? a->kb[i] : b->kb[i];
+		hi = a->kb[i] < b->kb[i] ? b->kb[i] : a->kb[i];
 		d = hi - lo;
-		sum = (long long)s->kb[i];
 		bound = fields[i].kind == K_PSS ? pss_bound_kb(s) :
 			fields[i].kind == K_SWAP_PSS ? s->frac_swap_pss : 0;
-		if (s->seen[i] && sum >= lo - bound - d &&
-		    sum <= hi + d + (fields[i].kind == K_EXACT ? 0 :
-				     PSS_HIDDEN_DRIFT_KB))
+		if (s->seen[i] && s->kb[i] >= lo - bound - d &&
+		    s->kb[i] <= hi + d + (fields[i].kind == K_EXACT ? 0 : PSS_HIDDEN_DRIFT_KB))
 			continue;
 		bad++;
-		print_mismatch(check, fields[i].name, lo, sum, bound, d);
+		print_mismatch(check, fields[i].name, lo, s->kb[i], bound, d);
 	}
 	for (k = 0; k < 2; k++) {
 		r = k ? b : a;
@@ -609,13 +559,12 @@ static int rollup_mismatches(const char *check, const struct kb_sums *a,
 			continue;
 		for (parts = 0, i = 0; i < NR_FIELDS; i++)
 			if (fields[i].kind == K_PART)
-				parts += (long long)r->kb[i];
-		d = (long long)r->kb[FI_PSS] - parts;
+				parts += r->kb[i];
+		d = r->kb[FI_PSS] - parts;
 		if (d >= 0 && d <= PSS_PARTS_SLACK_KB)
 			continue;
 		bad++;
-		print_mismatch(check, "Pss_parts", (long long)r->kb[FI_PSS],
-			       parts, PSS_PARTS_SLACK_KB, 0);
+		print_mismatch(check, "Pss_parts", r->kb[FI_PSS], parts, PSS_PARTS_SLACK_KB, 0);
 	}
 	return bad + (a->entries != 1);
 }
@@ -624,7 +573,6 @@ static int rollup_mismatches(const char *check, const struct kb_sums *a,
 static void check_consistency(void)
 {
 	struct kb_sums *sums[] = { &bench.rollup, &bench.sum, &bench.rollup2 };
-	struct kb_sums *own[] = { &bench.scratch, &bench.own, &bench.scratch };
 	const struct kb_sums *a = &bench.rollup, *b = &bench.rollup2;
 	long long d;
 	int i;
@@ -632,13 +580,12 @@ static void check_consistency(void)
 	do {
 		bench.cons_tries++;
 		for (i = 0; i < 3; i++) {
-			read_text(bench.tgt.pid, i == 1 ? F_SMAPS : F_ROLLUP,
-				  &bench.text, 0, false);
-			parse_smaps(&bench.text, sums[i], own[i]);
+			read_text(bench.tgt.pid, i == 1 ? F_SMAPS : F_ROLLUP, &bench.text, 0, NULL);
+			parse_smaps(&bench.text, sums[i], i == 1 ? &bench.own : &bench.scratch);
 		}
 		bench.cons_changed = NULL;
 		for (i = 0; i < NR_FIELDS && !bench.cons_changed; i++) {
-			d = llabs((long long)a->kb[i] - (long long)b->kb[i]);
+			d = llabs(a->kb[i] - b->kb[i]);
 			if (a->seen[i] != b->seen[i] ||
 			    d > (fields[i].kind == K_EXACT ? 0 : PSS_DRIFT_MAX_KB))
 				bench.cons_changed = fields[i].name;
@@ -682,16 +629,12 @@ struct churn_file {
 static struct churn_run {
 	pid_t pid;		/* the churner */
 	int cmd_fd, ack_fd;
-	struct churn_ctl *ctl;
-	unsigned long area;	/* first stable mapping */
+	struct churn_ctl *ctl;	/* shared with the churner, read to the end */
+	char *area;		/* first stable mapping */
 	struct churn_file file[NR_FILES];
-	unsigned long ops;	/* free changes during the changing reads */
-	unsigned long resume_unmaps;	/* slots unmapped at read() boundaries */
-	long locked;		/* ctl->locked */
-	unsigned long long locked_kb[2];	/* rollup Locked: min, max */
+	double locked_kb[2];	/* rollup Locked: min (NAN: no read), max */
 	long fields_bad;	/* smaps fields of locked stable pages wrong */
-	int bad_field;		/* the first: its field_id, kB expected, read */
-	unsigned long long bad_kb[2];
+	char first_bad_field[LINE_LEN];	/* its evidence line */
 	double seconds;
 } churn;
 
@@ -735,21 +678,18 @@ static long churn_once(char *area, long page, int zero, unsigned long long *x)
 /* Stable pages in a PROT_NONE reservation; then churn on command. */
 static void churner_main(struct churn_ctl *ctl, int cmd_fd, int ack_fd)
 {
-	long page = sysconf(_SC_PAGESIZE), i;
+	long page = sysconf(_SC_PAGESIZE), i, gone = -1;
 	unsigned long long x = 0x9e3779b97f4a7c15ULL;	/* any non-zero */
-	size_t stride = (1 + SLOT_PAGES) * page;
-	struct churn_cmd cmd;
-	unsigned long slot;
+	unsigned long slot, stride = (1 + SLOT_PAGES) * page;
 	int zero = open("/dev/zero", O_RDONLY | O_CLOEXEC);
-	long gone = -1;
+	struct churn_cmd cmd;
 	char *area, *p, c = 0;
 
 	area = mmap(NULL, CHURN_PAIRS * stride, PROT_NONE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	for (i = 0; area != MAP_FAILED && i < CHURN_PAIRS; i++) {
 		p = mmap(area + i * stride, page, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED | MAP_POPULATE,
-			 -1, 0);
+			 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED | MAP_POPULATE, -1, 0);
 		if (p == MAP_FAILED)
 			area = MAP_FAILED;
 		else
@@ -757,8 +697,7 @@ static void churner_main(struct churn_ctl *ctl, int cmd_fd, int ack_fd)
 		if (ctl->locked == i && p != MAP_FAILED && !mlock(p, page))
 			ctl->locked++;
 	}
-	if (write(ack_fd, &area, sizeof(area)) != sizeof(area) ||
-	    area == MAP_FAILED)
+	if (write(ack_fd, &area, sizeof(area)) != sizeof(area) || area == MAP_FAILED)
 		_exit(0);
 	while (read(cmd_fd, &cmd, sizeof(cmd)) == sizeof(cmd)) {
 		/* a step: map back the last slot, unmap the one after addr */
@@ -773,8 +712,7 @@ static void churner_main(struct churn_ctl *ctl, int cmd_fd, int ack_fd)
 				__atomic_add_fetch(&ctl->resume_unmaps, 1, __ATOMIC_RELAXED);
 			}
 		}
-		while (cmd.op == CC_RUN &&
-		       !__atomic_load_n(&ctl->stop, __ATOMIC_ACQUIRE)) {
+		while (cmd.op == CC_RUN && !__atomic_load_n(&ctl->stop, __ATOMIC_ACQUIRE)) {
 			churn_once(area, page, zero, &x);
 			__atomic_add_fetch(&ctl->ops, 1, __ATOMIC_RELAXED);
 		}
@@ -792,8 +730,7 @@ static bool parse_header(const char *p, unsigned long *lo, unsigned long *hi)
 	int n = 0;
 
 	if (!is_hex(*p) ||
-	    sscanf(p, "%lx-%lx %4[-rwxsp] %*x %*x:%*x %*u%n", lo, hi, perms,
-		   &n) < 3 || !n)
+	    sscanf(p, "%lx-%lx %4[-rwxsp] %*x %*x:%*x %*u%n", lo, hi, perms, &n) < 3 || !n)
 		return false;
 	return (p[n] == ' ' || p[n] == '\n' || !p[n]) && strlen(perms) == 4 &&
 	       *lo < *hi && !(*lo & mask) && !(*hi & mask);
@@ -813,57 +750,53 @@ static bool field_line_ok(const char *p)
 	return p[n] == '\n' || !p[n];
 }
 
-static void note_bad(struct churn_file *cf, const char *p, const char *nl)
+/* One more in *@count; the first bad line kept, blanks as '_' (one token). */
+static void count_bad(struct churn_file *cf, long *count, const char *p, const char *nl)
 {
-	if (!cf->first_bad[0])
-		snprintf(cf->first_bad, sizeof(cf->first_bad), "%.*s",
-			 (int)(nl - p < 120 ? nl - p : 120), p);
+	char *q = cf->first_bad;
+
+	(*count)++;
+	if (*q)
+		return;
+	snprintf(q, sizeof(cf->first_bad), "%.*s", (int)(nl - p < 120 ? nl - p : 120), p);
+	for (; *q; q++)
+		*q = *q == ' ' || *q == '\t' ? '_' : *q;
 }
 
-/* Every line well formed, every stable mapping listed exactly once. */
-static void scan_churn_read(const struct text *t, struct churn_file *cf,
-			    bool smaps)
+/* Every line well formed, every stable mapping listed once, locked ones as mapped. */
+static void scan_churn_read(const struct text *t, struct churn_file *cf, bool smaps)
 {
 	unsigned char seen[CHURN_PAIRS] = { 0 };
 	unsigned long lo, hi, stride = (1 + SLOT_PAGES) * bench.page_size;
-	unsigned long area = churn.area, area_end = area + CHURN_PAIRS * stride;
+	unsigned long area = (unsigned long)churn.area, area_end = area + CHURN_PAIRS * stride;
 	const char *p = t->p, *end = t->p + t->len, *nl;
-	long fields = -1, in_entry = -1, stable = -1, i, want;
-	long page_kb = bench.page_size / 1024;
-	unsigned long long v;
+	long first = -1, in_entry = -1, i, want;
+	bool locked = false;
+	long long v;
 	int k;
 
 	for (; p < end; p = nl + 1) {
 		nl = strchrnul(p, '\n');
 		if (smaps && isupper((unsigned char)*p)) {
-			if (!field_line_ok(p) || in_entry < 0) {
-				cf->malformed++;
-				note_bad(cf, p, nl);
-			}
+			if (!field_line_ok(p) || in_entry < 0)
+				count_bad(cf, &cf->malformed, p, nl);
 			if (in_entry >= 0)
 				in_entry++;
-			k = stable >= 0 && stable < churn.locked ?
-			    parse_field(p, nl, 0, &v) : -1;
-			want = k < 0 ? -1 : expected_pages(k, 1, 1, 0, 0, 1);
-			if (want >= 0 && v != (unsigned long long)want * page_kb &&
-			    !churn.fields_bad++) {
-				churn.bad_field = k;
-				churn.bad_kb[0] = want * page_kb;
-				churn.bad_kb[1] = v;
-			}
+			k = locked ? parse_field(p, nl, 0, &v) : -1;
+			want = k < 0 ? -1 : expected_pages(k, 1, 1, 0, 0, 1) * bench.page_kb;
+			if (want >= 0 && v != want && !churn.fields_bad++)
+				snprintf(churn.first_bad_field, LINE_LEN,
+					 "changing_smaps_field=%s expected_kb=%ld read_kb=%lld",
+					 fields[k].name, want, v);
 			continue;
 		}
-		if (smaps && in_entry >= 0) {
-			if (fields < 0)
-				fields = in_entry;
-			else if (in_entry != fields)
-				cf->malformed++;
-		}
+		/* each smaps entry has as many fields as the first (maps: 0) */
+		cf->malformed += first >= 0 && in_entry != first;
+		first = first < 0 ? in_entry : first;
 		in_entry = 0;
-		stable = -1;
+		locked = false;
 		if (!parse_header(p, &lo, &hi)) {
-			cf->malformed++;
-			note_bad(cf, p, nl);
+			count_bad(cf, &cf->malformed, p, nl);
 			continue;
 		}
 		if (hi <= area || lo >= area_end)
@@ -871,22 +804,15 @@ static void scan_churn_read(const struct text *t, struct churn_file *cf,
 		i = (long)((lo - area) / stride);
 		if (lo == area + i * stride && hi == lo + bench.page_size) {
 			seen[i] = 1;
-			stable = i;
-		} else if (lo < area || lo == area + i * stride ||
-			   hi > area + (i + 1) * stride) {
-			cf->torn++;
-			note_bad(cf, p, nl);
+			locked = i < churn.ctl->locked;
+		} else if (lo < area || lo == area + i * stride || hi > area + (i + 1) * stride) {
+			count_bad(cf, &cf->torn, p, nl);
 		}
 	}
-	if (smaps && in_entry >= 0 && fields >= 0 && in_entry != fields)
-		cf->malformed++;
-	for (i = 0; i < CHURN_PAIRS; i++) {
-		if (seen[i])
-			continue;
-		if (!cf->missing)
+	cf->malformed += first >= 0 && in_entry != first;
+	for (i = 0; i < CHURN_PAIRS; i++)
+		if (!seen[i] && !cf->missing++)
 			cf->first_missing = area + i * stride;
-		cf->missing++;
-	}
 }
 
 /* Have the churner unmap the slot after the last entry begun in @t. */
@@ -915,11 +841,11 @@ static void churn_read(enum file_kind f, enum churn_kind k)
 {
 	struct churn_file *cf = &churn.file[f];
 	unsigned long ops0 = __atomic_load_n(&churn.ctl->ops, __ATOMIC_RELAXED);
-	unsigned long long kb;
 	struct kb_sums sums;
+	long long kb;
 
 	read_text(churn.pid, f, &bench.text, CHURN_READ_BYTES,
-		  k == CK_STEPPED);
+		  k == CK_STEPPED ? churner_step : NULL);
 	cf->reads[k]++;
 	cf->reads_changed += k == CK_CHANGING &&
 		__atomic_load_n(&churn.ctl->ops, __ATOMIC_RELAXED) != ops0;
@@ -929,11 +855,9 @@ static void churn_read(enum file_kind f, enum churn_kind k)
 	}
 	parse_smaps(&bench.text, &sums, &bench.scratch);
 	kb = sums.kb[FI_LOCKED];
-	if (kb < churn.locked_kb[0])
-		churn.locked_kb[0] = kb;
-	if (kb > churn.locked_kb[1])
-		churn.locked_kb[1] = kb;
-	cf->stable_bad += kb != (unsigned long long)churn.locked * bench.page_size / 1024;
+	churn.locked_kb[0] = fmin(churn.locked_kb[0], kb);
+	churn.locked_kb[1] = fmax(churn.locked_kb[1], kb);
+	cf->stable_bad += kb != churn.ctl->locked * bench.page_kb;
 }
 
 /* Let the churner change slots freely (@run), or stop it and wait. */
@@ -957,54 +881,39 @@ static void churner_run(bool run)
 /* Changing and stepped reads of each file for CHURN_FRACTION of the budget. */
 static void measure_churn(void)
 {
-	uint64_t limit = (uint64_t)(CHURN_FRACTION * bench.budget.limit_ns);
-	enum churn_kind k;
+	uint64_t t0, limit = (uint64_t)(CHURN_FRACTION * bench.budget.limit_ns);
 	int f, i, cpus[2];
-	uint64_t t0;
-	char *area;
 
 	churn.ctl = mmap(NULL, sizeof(*churn.ctl), PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (churn.ctl == MAP_FAILED)
 		ksft_exit_fail_perror("map the churner's control page");
-	churn.pid = fork_piped(&churn.cmd_fd, &churn.ack_fd);
+	churn.pid = fork_piped(&churn.cmd_fd, &churn.ack_fd, "fork the churner");
 	if (!churn.pid)
 		churner_main(churn.ctl, churn.cmd_fd, churn.ack_fd);
-	if (churn.pid < 0)
-		ksft_exit_fail_perror("fork the churner");
-	if (read(churn.ack_fd, &area, sizeof(area)) != sizeof(area) ||
-	    area == MAP_FAILED)
+	if (read(churn.ack_fd, &churn.area, sizeof(churn.area)) != sizeof(churn.area) ||
+	    churn.area == MAP_FAILED)
 		ksft_exit_skip("too few mappings allowed for the changing target\n");
-	churn.area = (unsigned long)area;
 	/* on a CPU of its own it changes slots during a read(), not between */
 	if (intro_usable_cpus(cpus, 2) == 2)
 		intro_pin(churn.pid, cpus[1]);
-	churn.locked = churn.ctl->locked;
-	churn.locked_kb[0] = ~0ULL;
+	churn.locked_kb[0] = NAN;
 	t0 = intro_now_ns();
-	for (i = 0; i < NR_CHURN_KINDS * CHURN_MAX_READS; i++) {
-		k = i % NR_CHURN_KINDS;
-		if (k == CK_CHANGING &&
-		    (intro_budget_left_ns(&bench.budget) < bench.reserve_ns ||
-		     (i >= NR_CHURN_KINDS * CHURN_MIN_READS &&
-		      intro_now_ns() - t0 >= limit)))
+	for (i = 0; i < CHURN_MAX_READS; i++) {
+		if (intro_budget_left_ns(&bench.budget) < bench.reserve_ns ||
+		    (i >= CHURN_MIN_READS && intro_now_ns() - t0 >= limit))
 			break;
-		if (k == CK_CHANGING)
-			churner_run(true);
+		churner_run(true);
 		for (f = 0; f < NR_FILES; f++)
-			churn_read((f + i / NR_CHURN_KINDS) % NR_FILES, k);
-		for (f = 1; k == CK_CHANGING && f < CHURN_ROLLUP_READS; f++)
-			churn_read(F_ROLLUP, k);
-		if (k == CK_CHANGING)
-			churner_run(false);
+			churn_read((f + i) % NR_FILES, CK_CHANGING);
+		for (f = 1; f < CHURN_ROLLUP_READS; f++)
+			churn_read(F_ROLLUP, CK_CHANGING);
+		churner_run(false);
+		for (f = 0; f < NR_FILES; f++)
+			churn_read((f + i) % NR_FILES, CK_STEPPED);
 	}
-	churn.ops = churn.ctl->ops;
-	churn.resume_unmaps = churn.ctl->resume_unmaps;
 	churn.seconds = (double)(intro_now_ns() - t0) / NSEC_PER_SEC;
-	close(churn.cmd_fd);
-	close(churn.ack_fd);
 	intro_kill_wait(churn.pid);
-	munmap(churn.ctl, sizeof(*churn.ctl));
 }
 
 /* Set by a check that skips: why it could not decide. */
@@ -1020,46 +929,42 @@ struct check {
 /* The median per-round ratio of the two net costs within [lo, hi]. */
 static int judge_cost(const struct check *ck)
 {
-	double v[2 * ROUNDS], net[2][2 * ROUNDS], null_ns[2 * ROUNDS];
+	double v[2 * ROUNDS], net[2][2 * ROUNDS], null_ns[2 * ROUNDS], net_ns[2];
 	double median, ref_share;
+	const int c[2] = { ck->cost, ck->ref }, n = bench.rounds;
 	char line[LINE_LEN] = "";
-	int i, result;
+	int i, k, result;
 	size_t len;
 
-	for (i = 0; i < bench.rounds; i++) {
-		net[0][i] = bench.cpu_ns[ck->cost][i] - bench.null_ns[ck->cost][i];
-		net[1][i] = bench.cpu_ns[ck->ref][i] - bench.null_ns[ck->ref][i];
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < 2; k++)
+			net[k][i] = bench.cpu_ns[c[k]][i] - bench.null_ns[c[k]][i];
 		null_ns[i] = bench.null_ns[ck->ref][i] / bench.calls[ck->ref];
 		v[i] = net[0][i] / net[1][i];
 		len = strlen(line);
-		snprintf(line + len, sizeof(line) - len, "%s%.2f",
-			 i ? "," : "", v[i]);
+		snprintf(line + len, sizeof(line) - len, "%s%.2f", i ? "," : "", v[i]);
 	}
-	ref_share = intro_median(net[1], bench.rounds, false) /
-		    intro_median(bench.cpu_ns[ck->ref], bench.rounds, false);
-	intro_sort(v, bench.rounds);
-	median = intro_median(v, bench.rounds, true);
+	for (k = 0; k < 2; k++)
+		net_ns[k] = intro_median(net[k], n, false);
+	ref_share = net_ns[1] / intro_median(bench.cpu_ns[ck->ref], n, false);
+	intro_sort(v, n);
+	median = intro_median(v, n, true);
 	if (ck->ref == C_QUERY && bench.no_query)
 		skip_reason = "no PROCMAP_QUERY ioctl (kernel before 6.11)";
-	else if (bench.rounds < ROUNDS_MIN)
+	else if (n < ROUNDS_MIN)
 		skip_reason = "time budget too small for enough rounds";
 	else if (!(ref_share >= REF_NET_MIN))
 		skip_reason = "reference walk is mostly syscall entry and exit";
 	ksft_print_msg("%s: %s_net_us_per_vma=%.3f %s_net_us_per_vma=%.3f vmas=%ld rounds=%d\n",
-		       ck->name, cost_keys[ck->cost],
-		       intro_median(net[0], bench.rounds, false) /
-		       bench.tgt.vmas / NSEC_PER_USEC, cost_keys[ck->ref],
-		       intro_median(net[1], bench.rounds, false) /
-		       bench.tgt.vmas / NSEC_PER_USEC, bench.tgt.vmas,
-		       bench.rounds);
-	ksft_print_msg("%s: %s_calls=%ld %s_calls=%ld\n", ck->name,
-		       cost_keys[ck->cost], bench.calls[ck->cost],
-		       cost_keys[ck->ref], bench.calls[ck->ref]);
+		       ck->name, cost_keys[ck->cost], net_ns[0] / bench.tgt.vmas / NSEC_PER_USEC,
+		       cost_keys[ck->ref], net_ns[1] / bench.tgt.vmas / NSEC_PER_USEC,
+		       bench.tgt.vmas, n);
+	ksft_print_msg("%s: %s_calls=%ld %s_calls=%ld\n", ck->name, cost_keys[ck->cost],
+		       bench.calls[ck->cost], cost_keys[ck->ref], bench.calls[ck->ref]);
 	intro_figures(ck->name,
 		      "median_ratio=%.3f min_ratio=%.2f max_ratio=%.2f bound_lo_ratio=%.2f bound_hi_ratio=%.2f null_call_us=%.3f ref_net_share=%.2f",
-		      median, v[0], v[bench.rounds - 1], ck->lo, ck->hi,
-		      intro_median(null_ns, bench.rounds, false) / NSEC_PER_USEC,
-		      ref_share);
+		      median, v[0], v[n - 1], ck->lo, ck->hi,
+		      intro_median(null_ns, n, false) / NSEC_PER_USEC, ref_share);
 	result = skip_reason ? KSFT_SKIP :
 		 median >= ck->lo && median <= ck->hi ? KSFT_PASS : KSFT_FAIL;
 	if (result == KSFT_FAIL || bench.opts.verbose)
@@ -1074,76 +979,59 @@ static int check_rollup_sum(const struct check *ck)
 
 	if (bench.cons_changed) {
 		skip_reason = "target changed during every read";
-		ksft_print_msg("%s: last_moved_field=%s\n", ck->name,
-			       bench.cons_changed);
+		ksft_print_msg("%s: last_moved_field=%s\n", ck->name, bench.cons_changed);
 	} else {
 		bad = rollup_mismatches(ck->name, r, &bench.rollup2, s);
 	}
-	ksft_print_msg("%s: rss_rollup_kb=%llu rss_sum_kb=%llu entries=%ld tries=%d\n",
-		       ck->name, r->kb[FI_RSS], s->kb[FI_RSS], s->entries,
-		       bench.cons_tries);
-	ksft_print_msg("%s: locked_rollup_kb=%llu locked_sum_kb=%llu\n",
+	ksft_print_msg("%s: rss_rollup_kb=%lld rss_sum_kb=%lld entries=%ld tries=%d\n",
+		       ck->name, r->kb[FI_RSS], s->kb[FI_RSS], s->entries, bench.cons_tries);
+	ksft_print_msg("%s: locked_rollup_kb=%lld locked_sum_kb=%lld\n",
 		       ck->name, r->kb[FI_LOCKED], s->kb[FI_LOCKED]);
 	intro_figures(ck->name,
 		      "mismatched_fields=%d rss_diff_kb=%lld pss_diff_kb=%lld pss_bound_kb=%ld",
-		      bad, (long long)(r->kb[FI_RSS] - s->kb[FI_RSS]),
-		      (long long)(r->kb[FI_PSS] - s->kb[FI_PSS]), pss_bound_kb(s));
+		      bad, r->kb[FI_RSS] - s->kb[FI_RSS], r->kb[FI_PSS] - s->kb[FI_PSS],
+		      pss_bound_kb(s));
 	return skip_reason ? KSFT_SKIP : bad ? KSFT_FAIL : KSFT_PASS;
 }
 
 static int check_vma_count(const struct check *ck)
 {
 	const struct target *t = &bench.tgt;
-	long bad;
+	long want = t->ack.baseline + t->ack.created + 1;
 
-	bad = (t->vmas != t->ack.baseline + t->ack.created + 1) +
-	      (bench.sum.entries != t->vmas) + (bench.disordered != 0);
 	ksft_print_msg("%s: smaps_entries=%ld baseline_vmas=%ld disordered=%ld\n",
-		       ck->name, bench.sum.entries, t->ack.baseline,
-		       bench.disordered);
-	intro_figures(ck->name, "lines=%ld expected=%ld", t->vmas,
-		      t->ack.baseline + t->ack.created + 1);
-	return bad ? KSFT_FAIL : KSFT_PASS;
+		       ck->name, bench.sum.entries, t->ack.baseline, bench.disordered);
+	intro_figures(ck->name, "lines=%ld expected=%ld", t->vmas, want);
+	return t->vmas != want || bench.sum.entries != t->vmas || bench.disordered ?
+	       KSFT_FAIL : KSFT_PASS;
 }
 
 /* Too few reads or no change skip; a fault seen fails even then. */
-static int churn_verdict(const char *check, const struct churn_file *cf,
-			 long faults)
+static int churn_verdict(const char *check, const struct churn_file *cf, long faults)
 {
-	if (cf->reads[CK_CHANGING] < CHURN_MIN_READS ||
-	    cf->reads[CK_STEPPED] < CHURN_MIN_READS)
+	if (cf->reads[CK_CHANGING] < CHURN_MIN_READS || cf->reads[CK_STEPPED] < CHURN_MIN_READS)
 		skip_reason = "time budget too small for reads under change";
-	else if (!cf->reads_changed && !churn.resume_unmaps)
+	else if (!cf->reads_changed && !churn.ctl->resume_unmaps)
 		skip_reason = "target made no change during the reads";
 	ksft_print_msg("%s: reads=%d reads_changed=%d stepped_reads=%d\n",
-		       check, cf->reads[CK_CHANGING], cf->reads_changed,
-		       cf->reads[CK_STEPPED]);
+		       check, cf->reads[CK_CHANGING], cf->reads_changed, cf->reads[CK_STEPPED]);
 	return faults ? KSFT_FAIL : skip_reason ? KSFT_SKIP : KSFT_PASS;
 }
 
 static int judge_complete(const struct check *ck)
 {
 	struct churn_file *cf = &churn.file[ck->cost];
-	char *p;
-	int result;
+	int result = churn_verdict(ck->name, cf, cf->missing + cf->torn + cf->malformed);
 
-	result = churn_verdict(ck->name, cf, cf->missing + cf->torn +
-			       cf->malformed);
 	ksft_print_msg("%s: churn_ops=%lu resume_unmaps=%lu churn_s=%.2f read_bytes=%d\n",
-		       ck->name, churn.ops, churn.resume_unmaps, churn.seconds,
+		       ck->name, churn.ctl->ops, churn.ctl->resume_unmaps, churn.seconds,
 		       CHURN_READ_BYTES);
-	intro_figures(ck->name,
-		      "missing_vmas=%ld torn_lines=%ld malformed=%ld stable_vmas=%d",
+	intro_figures(ck->name, "missing_vmas=%ld torn_lines=%ld malformed=%ld stable_vmas=%d",
 		      cf->missing, cf->torn, cf->malformed, CHURN_PAIRS);
 	if (cf->missing)
-		ksft_print_msg("%s: first_missing_start=%#lx\n", ck->name,
-			       cf->first_missing);
-	/* blanks as '_': one token */
-	for (p = cf->first_bad; *p; p++)
-		*p = *p == ' ' || *p == '\t' ? '_' : *p;
+		ksft_print_msg("%s: first_missing_start=%#lx\n", ck->name, cf->first_missing);
 	if (cf->first_bad[0])
-		ksft_print_msg("%s: first_bad_line=%s\n", ck->name,
-			       cf->first_bad);
+		ksft_print_msg("%s: first_bad_line=%s\n", ck->name, cf->first_bad);
 	return result;
 }
 
@@ -1154,33 +1042,29 @@ static int judge_complete(const struct check *ck)
 static int check_changing_rollup(const struct check *ck)
 {
 	struct churn_file *cf = &churn.file[F_ROLLUP];
-	unsigned long long want = (unsigned long long)churn.locked *
-				  bench.page_size / 1024;
+	long want = churn.ctl->locked * bench.page_kb;
 	int result;
 
-	if (!churn.locked)
+	if (!churn.ctl->locked)
 		skip_reason = "no page could be locked (RLIMIT_MEMLOCK)";
 	result = churn_verdict(ck->name, cf, cf->stable_bad);
-	/* no read: min_locked_kb NAN, left out */
 	intro_figures(ck->name,
-		      "locked_wrong_reads=%ld min_locked_kb=%.0f max_locked_kb=%llu locked_kb=%llu%s",
-		      cf->stable_bad, churn.locked_kb[0] == ~0ULL ? NAN :
-		      (double)churn.locked_kb[0], churn.locked_kb[1], want,
-		      churn.locked_kb[0] && churn.locked_kb[0] < want ?
+		      "locked_wrong_reads=%ld min_locked_kb=%.0f max_locked_kb=%.0f locked_kb=%ld%s",
+		      cf->stable_bad, churn.locked_kb[0], churn.locked_kb[1], want,
+		      churn.locked_kb[0] > 0 && churn.locked_kb[0] < want ?
 		      " fix_commit=6d065f507d82" : "");
 	return result;
 }
 
 /*
- * The kB fields of the target's own mappings, summed over their smaps
- * entries, and of each locked stable page of the churner in the changing
- * reads: exactly what expected_pages() says.
+ * The smaps fields of the target's own mappings, summed, and of each locked
+ * stable page in the changing reads: exactly what expected_pages() says.
  */
 static int check_mapped_pages(const struct check *ck)
 {
 	const struct target_ack *a = &bench.tgt.ack;
-	long page_kb = bench.page_size / 1024, want, bad = 0;
 	const struct kb_sums *o = &bench.own;
+	long want, bad = 0;
 	int i;
 
 	if (bench.cons_changed)
@@ -1189,17 +1073,15 @@ static int check_mapped_pages(const struct check *ck)
 		skip_reason = "the target's pages were swapped out";
 	for (i = 0; i < NR_FIELDS; i++) {
 		want = expected_pages(i, LOCK_VMAS, a->locked, a->created - LOCK_VMAS,
-				      a->anon, a->created + 1) * page_kb;
-		if (want < 0 || !bench.sum.seen[i] || o->kb[i] == (unsigned long long)want)
+				      a->anon, a->created + 1) * bench.page_kb;
+		if (want < 0 || !bench.sum.seen[i] || o->kb[i] == want)
 			continue;
 		bad++;
-		ksft_print_msg("%s: field=%s expected_kb=%ld read_kb=%llu\n",
+		ksft_print_msg("%s: field=%s expected_kb=%ld read_kb=%lld\n",
 			       ck->name, fields[i].name, want, o->kb[i]);
 	}
 	if (churn.fields_bad)
-		ksft_print_msg("%s: changing_smaps_field=%s expected_kb=%llu read_kb=%llu\n",
-			       ck->name, fields[churn.bad_field].name,
-			       churn.bad_kb[0], churn.bad_kb[1]);
+		ksft_print_msg("%s: %s\n", ck->name, churn.first_bad_field);
 	intro_figures(ck->name,
 		      "wrong_fields=%ld entries=%ld expected_entries=%ld changing_wrong_fields=%ld",
 		      bad, o->entries, a->created + 1, churn.fields_bad);
@@ -1208,19 +1090,14 @@ static int check_mapped_pages(const struct check *ck)
 }
 
 static const struct check checks[] = {
-	{ "maps_cost", judge_cost, C_MAPS, C_QUERY,
-	  MAPS_MIN_RATIO, MAPS_MAX_RATIO },
-	{ "smaps_vs_maps_cost", judge_cost, C_SMAPS, C_MAPS,
-	  SMAPS_MIN_RATIO, SMAPS_MAX_RATIO },
-	{ "smaps_rollup_cost", judge_cost, C_ROLLUP, C_QUERY,
-	  ROLLUP_MIN_RATIO, ROLLUP_MAX_RATIO },
+	{ "maps_cost", judge_cost, C_MAPS, C_QUERY, MAPS_MIN_RATIO, MAPS_MAX_RATIO },
+	{ "smaps_vs_maps_cost", judge_cost, C_SMAPS, C_MAPS, SMAPS_MIN_RATIO, SMAPS_MAX_RATIO },
+	{ "smaps_rollup_cost", judge_cost, C_ROLLUP, C_QUERY, ROLLUP_MIN_RATIO, ROLLUP_MAX_RATIO },
 	{ .name = "rollup_equals_smaps_sum", .judge = check_rollup_sum },
 	{ .name = "vma_count", .judge = check_vma_count },
 	{ .name = "mapped_pages_exact", .judge = check_mapped_pages },
-	{ .name = "changing_maps_complete", .judge = judge_complete,
-	  .cost = F_MAPS },
-	{ .name = "changing_smaps_complete", .judge = judge_complete,
-	  .cost = F_SMAPS },
+	{ .name = "changing_maps_complete", .judge = judge_complete, .cost = F_MAPS },
+	{ .name = "changing_smaps_complete", .judge = judge_complete, .cost = F_SMAPS },
 	{ .name = "changing_rollup_rss", .judge = check_changing_rollup },
 };
 
@@ -1280,24 +1157,22 @@ int main(int argc, char **argv)
 		ksft_exit_skip("vm.max_map_count not readable\n");
 	room = strtol(path, NULL, 10) - MAP_COUNT_MARGIN;
 	bench.page_size = sysconf(_SC_PAGESIZE);
+	bench.page_kb = bench.page_size / 1024;
 	bench.rounds_max = (int)fmax(lround(ROUNDS * bench.opts.scale), ROUNDS_MIN);
 	bench.buf = malloc(READ_BUF_BYTES + SLOTS * (bench.page_size + 256));
 	if (!bench.buf)
 		ksft_exit_skip("no memory for the read buffer (address space limit)\n");
-	t->pid = fork_piped(&t->cmd_fd, &t->ack_fd);
+	t->pid = fork_piped(&t->cmd_fd, &t->ack_fd, "start the target");
 	if (!t->pid)
-		target_main(room < TARGET_VMAS ? room : TARGET_VMAS,
-			    t->cmd_fd, t->ack_fd);
-	if (t->pid < 0 ||
-	    read(t->ack_fd, &t->ack, sizeof(t->ack)) != sizeof(t->ack))
+		target_main(room < TARGET_VMAS ? room : TARGET_VMAS, t->cmd_fd, t->ack_fd);
+	if (read(t->ack_fd, &t->ack, sizeof(t->ack)) != sizeof(t->ack))
 		ksft_exit_fail_perror("start the target");
 	if (t->ack.err)
 		ksft_print_msg("target: mmap_errno=%d\n", t->ack.err);
-	read_text(t->pid, F_MAPS, &bench.text, 0, false);
+	read_text(t->pid, F_MAPS, &bench.text, 0, NULL);
 	t->vmas = parse_maps(&bench.text, &bench.disordered);
 	ksft_print_msg("target: vmas=%ld baseline_vmas=%ld mapped=%ld locked=%ld anon_pages=%ld\n",
-		       t->vmas, t->ack.baseline, t->ack.created, t->ack.locked,
-		       t->ack.anon);
+		       t->vmas, t->ack.baseline, t->ack.created, t->ack.locked, t->ack.anon);
 	if (t->ack.created < MIN_VMAS)
 		ksft_exit_skip("too few mappings allowed for a cost measurement\n");
 	check_consistency();
@@ -1310,13 +1185,8 @@ int main(int argc, char **argv)
 		result = checks[i].judge(&checks[i]);
 		intro_report(checks[i].name, result, skip_reason);
 	}
-	close(t->cmd_fd);
-	close(t->ack_fd);
 	intro_kill_wait(t->pid);
-	ksft_print_msg("run: spent_s=%.2f budget_s=%.1f\n",
-		       intro_budget_spent_s(&bench.budget),
+	ksft_print_msg("run: spent_s=%.2f budget_s=%.1f\n", intro_budget_spent_s(&bench.budget),
 		       BUDGET_S * bench.opts.scale);
-	free(bench.buf);
-	free(bench.text.p);
 	ksft_finished();
 }
