@@ -171,7 +171,7 @@ static void target_main(long n, int cmd_fd, int ack_fd)
 			 FILE_PAGES * page);
 	ack.err = p == MAP_FAILED ? errno : 0;
 	for (; !ack.err && ack.anon < ANON_PAGES; ack.anon++)
-		p[ack.anon * page] = 1;
+		p[ack.anon * page] = ack.anon + 1;	/* distinct: no KSM merge */
 	for (; !ack.err && ack.created < n - 1; ack.created++) {
 		off = 2 * page * (ack.created < LOCK_VMAS ? ack.created : LOCK_VMAS);
 		p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, off);
