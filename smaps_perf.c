@@ -170,8 +170,11 @@ static void target_main(long n, int cmd_fd, int ack_fd)
 		p = mmap(NULL, ANON_PAGES * page, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd,
 			 FILE_PAGES * page);
 	ack.err = p == MAP_FAILED ? errno : 0;
+	/* not even with a copy's pages under PR_SET_MEMORY_MERGE (KSM) */
+	if (!ack.err)
+		madvise(p, ANON_PAGES * page, MADV_UNMERGEABLE);
 	for (; !ack.err && ack.anon < ANON_PAGES; ack.anon++)
-		p[ack.anon * page] = ack.anon + 1;	/* distinct: no KSM merge */
+		p[ack.anon * page] = ack.anon + 1;
 	for (; !ack.err && ack.created < n - 1; ack.created++) {
 		off = 2 * page * (ack.created < LOCK_VMAS ? ack.created : LOCK_VMAS);
 		p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, off);
