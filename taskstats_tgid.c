@@ -7,11 +7,9 @@
  * records (16c4f0211aaa), TGID records without the exited threads' times
  * ("taskstats: retain dead thread stats in TGID queries"), the version 15
  * layout (0bf2d838de1f) and a cpumask without its NUL parsed one character
- * short (1f58a5335cdd). Invariants (kernel/taskstats.c: taskstats_exit()):
- * one PID record per exiting thread; one TGID record per group, in the
- * message of the PID record flagged AGROUP, summing its threads' counters
- * (never above); a listener costs an exit a record, not a multiple of it;
- * a cpulist listener gets the exits of exactly those CPUs.
+ * short (1f58a5335cdd). Invariants (kernel/taskstats.c): one PID record
+ * per exiting thread; one TGID record per group, with the AGROUP one,
+ * summing its threads; an exit costs a record; a cpulist gets its CPUs'.
  */
 #define _GNU_SOURCE
 #define __SANE_USERSPACE_TYPES__	/* __u64 is unsigned long long */
@@ -36,10 +34,7 @@
 
 #include "introspect_util.h"
 
-/*
- * TGID / sum(PID) of a sampled field: healthy falls short of 1 by a tick
- * (lowest 0.76); below half (threads lost) fails.
- */
+/* TGID / sum(PID) of a sampled time: healthy 0.76-1 (a tick); below half fails */
 #define SUM_RATIO_MIN		0.50
 #define SUM_MIN_TICKS		20	/* tick-sampled sums judged over this */
 
@@ -371,10 +366,12 @@ static long long memcg_room(void)
 static bool wait_for_room(void)
 {
 	__u64 t0 = intro_now_ns();
+	long long room;
 
-	while (memcg_room() < ROOM_MIN_BYTES && intro_now_ns() - t0 < ROOM_WAIT_S * NSEC_PER_SEC)
+	while ((room = memcg_room()) < ROOM_MIN_BYTES &&
+	       intro_now_ns() - t0 < ROOM_WAIT_S * NSEC_PER_SEC)
 		usleep(1000);
-	return memcg_room() >= ROOM_MIN_BYTES;
+	return room >= ROOM_MIN_BYTES;
 }
 
 static struct {
@@ -540,9 +537,9 @@ static void check_fields(const struct harvest *h, const struct rec *r, pid_t pid
  * returns, sched_info_arrive(); nvcsw, nivcsw: departures; delays but
  * freepages' and compact's, which reclaim adds): equal to the sum when no
  * thread switched in between; TGID cpu_count short of it by at most
- * nvcsw + nivcsw (a thread lost: one more, its first arrival). Else TGID
- * / sum >= SUM_RATIO_MIN, over SUM_MIN_TICKS where @tick_unit (units per
- * us) is set. No irq_delay_total: an interrupt between a thread's two
+ * nvcsw + nivcsw (a thread lost: one more, its first arrival). A sampled
+ * time (@tick_unit: units per us) over SUM_MIN_TICKS: TGID / sum >=
+ * SUM_RATIO_MIN. No irq_delay_total: an interrupt between a thread's two
  * samples is a large share of a group's few.
  */
 static const struct {
@@ -552,8 +549,8 @@ static const struct {
 	bool exact;
 } sum_fields[] = {
 	{ "cpu_count", TS_OFF(cpu_count), 0, true }, { "nvcsw", TS_OFF(nvcsw), 0, true },
-	{ "nivcsw", TS_OFF(nivcsw), 0, true }, { "etime", TS_OFF(ac_etime), 0, false },
-	{ "cpu_run_virtual", TS_OFF(cpu_run_virtual_total), 0, false },
+	{ "nivcsw", TS_OFF(nivcsw), 0, true }, { "etime", TS_OFF(ac_etime), 1, false },
+	{ "cpu_run_virtual", TS_OFF(cpu_run_virtual_total), 1000, false },
 	{ "utime", TS_OFF(ac_utime), 1, false }, { "stime", TS_OFF(ac_stime), 1, false },
 	{ "cpu_run_real", TS_OFF(cpu_run_real_total), 1000, false },
 	{ "cpu_scaled_run_real", TS_OFF(cpu_scaled_run_real_total), 1000, false },
@@ -579,19 +576,20 @@ static __u64 field(const struct taskstats *t, size_t off)
 
 static void sum_wrong(const char *name, __u64 lo, __u64 hi, __u64 got)
 {
-	if (tally.sums.wrong++)
-		return;
-	tally.sums.field = name;
-	tally.sums.lo = lo;
-	tally.sums.hi = hi;
-	tally.sums.got = got;
+	struct sum_tally *s = &tally.sums;
+
+	if (!s->wrong++) {
+		s->field = name;
+		s->lo = lo;
+		s->hi = hi;
+		s->got = got;
+	}
 }
 
 static void check_sums(const struct harvest *h, const struct rec *tg, pid_t pid)
 {
-	__u64 sum[ARRAY_SIZE(sum_fields)] = { 0 }, got[ARRAY_SIZE(sum_fields)];
+	__u64 sum[ARRAY_SIZE(sum_fields)] = { 0 }, got[ARRAY_SIZE(sum_fields)], gap;
 	struct sum_tally *s = &tally.sums;
-	__u64 gap;
 	size_t i, f;
 
 	for (i = 0; i < h->n; i++)
@@ -612,7 +610,7 @@ static void check_sums(const struct harvest *h, const struct rec *tg, pid_t pid)
 		if (got[f] > sum[f] || (sum_fields[f].exact && !gap && got[f] != sum[f]))
 			sum_wrong(sum_fields[f].name, sum_fields[f].exact && !gap ?
 				  sum[f] : 0, sum[f], got[f]);
-		else if (!sum_fields[f].exact && sum[f] &&
+		else if (sum_fields[f].tick_unit &&
 			 sum[f] >= SUM_MIN_TICKS * jiffy_us * sum_fields[f].tick_unit &&
 			 (double)got[f] / sum[f] < s->min) {
 			s->min = (double)got[f] / sum[f];
