@@ -33,14 +33,16 @@
 #include "introspect_util.h"
 
 /*
- * Median pair ratios: round trips healthy 0.83-1.15 (native and qemu TCG),
- * a stop 1.4 to 1.9 times as slow fails. Requests healthy up to 2.94 (one
- * CPU) and 3.24 (two) natively, 3.87 and 4.30 under TCG: the bounds sit
- * 16 % above, where a request 2.2 times as slow fails natively.
+ * Median pair ratios, each bound 10 % over the highest healthy median of
+ * every machine kind in lab/data/grid.tsv. Round trips: 0.83-1.55 (1.55:
+ * a KVM guest with every syscall 3.7 us slower). Requests: 2.06-4.95 on
+ * one CPU, 2.22-5.58 on two (4.9-5.6: Linux 6.1 and 6.12 under qemu TCG
+ * on a busy host), a spread of 2.4 between machines: the lookups share
+ * little of a request's work (ptrace_check_attach(), the register copy).
  */
-#define ROUND_TRIP_RATIO_MAX		1.6
-#define SAME_CPU_REQUEST_RATIO_MAX	4.6
-#define CROSS_CPU_REQUEST_RATIO_MAX	5.0
+#define ROUND_TRIP_RATIO_MAX		1.75
+#define SAME_CPU_REQUEST_RATIO_MAX	6.2
+#define CROSS_CPU_REQUEST_RATIO_MAX	6.2
 
 /*
  * A run-queue wait this long timed another task's turn (kernel/sched/fair.c:
@@ -347,7 +349,10 @@ static void plain_block(const struct placement *p, pid_t pid,
 	}
 }
 
-/* A tracee on @cpu (-1: anywhere) at its first stop; 0: not permitted. */
+/*
+ * A tracee on @cpu (-1: anywhere) at its first stop; 0: not permitted,
+ * -1: a task limit refused it (EAGAIN).
+ */
 static pid_t start_tracee(int cpu)
 {
 	int status;
@@ -355,7 +360,7 @@ static pid_t start_tracee(int cpu)
 
 	pid = intro_fork();
 	if (pid < 0 && errno == EAGAIN)
-		ksft_exit_skip("%s\n", INTRO_NO_TASK);
+		return -1;
 	if (pid < 0)
 		ksft_exit_fail_perror("fork");
 	if (!pid)
@@ -421,6 +426,10 @@ static void measure(struct placement *p, const struct intro_budget *total)
 		ksft_exit_fail_msg("cannot pin the tracer to CPU %d\n",
 				   tracer_cpu);
 	pid = start_tracee(p->cross ? other_cpu : tracer_cpu);
+	if (pid < 0) {
+		p->skip = INTRO_NO_TASK;
+		return;
+	}
 	if (!pid)
 		ksft_exit_fail_msg("PTRACE_TRACEME refused after the probe\n");
 	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
@@ -496,10 +505,10 @@ static const struct intro_prog prog = {
 	"window by design (1aabbc532413).\n"
 	"\n"
 	"Checks (same_cpu_*: tracer and tracee on one CPU; cross_cpu_*: on two):\n"
-	"  same_cpu_round_trip_median   stop round trip / pipe round trip <= 1.6\n"
-	"  same_cpu_request_median      request / lookup pair <= 4.6\n"
-	"  cross_cpu_round_trip_median  stop round trip / pipe round trip <= 1.6\n"
-	"  cross_cpu_request_median     request / lookup pair <= 5.0\n"
+	"  same_cpu_round_trip_median   stop round trip / pipe round trip <= 1.75\n"
+	"  same_cpu_request_median      request / lookup pair <= 6.2\n"
+	"  cross_cpu_round_trip_median  stop round trip / pipe round trip <= 1.75\n"
+	"  cross_cpu_request_median     request / lookup pair <= 6.2\n"
 	"\n"
 	"Needs: tracing a child (Yama ptrace_scope 0 or 1, or 2 with CAP_SYS_PTRACE),\n"
 	"PTRACE_GET_SYSCALL_INFO (v5.3); cross_cpu_* two usable CPUs.\n"
@@ -518,7 +527,7 @@ static void run_check(const struct check *c, const struct intro_budget *b)
 	struct placement *p = &placements[c->where];
 	double *const *v = c->request ? p->request : p->round_trip;
 	const char *skip;
-	double *ratio, value, share;
+	double *ratio, value, share, null;
 	int result;
 	size_t i, n;
 
@@ -545,22 +554,23 @@ static void run_check(const struct check *c, const struct intro_budget *b)
 	intro_sort(ratio, n);
 	value = intro_median(ratio, n, true);
 	/* a precondition: the reference is more than its syscalls */
-	share = c->request ? intro_median(v[1], n, false) /
-			     intro_median(p->lookup_pair, n, false) : 1;
-	intro_figures(c->name,
-		      "ratio=%.3f bound=%.2f %s_net_us=%.2f %s_net_us=%.2f null_pair_us=%.2f p10=%.3f p90=%.3f pairs=%zu",
-		      value, c->bound,
-		      c->request ? "request" : "stop_round_trip",
-		      intro_median(v[0], n, false) / NSEC_PER_USEC,
-		      c->request ? "lookup_pair" : "plain_round_trip",
-		      intro_median(v[1], n, false) / NSEC_PER_USEC,
-		      intro_median(p->null_pair[!c->request], n, false) /
-		      NSEC_PER_USEC, intro_quantile(ratio, n, 0.1, true),
-		      intro_quantile(ratio, n, 0.9, true), n);
+	null = intro_median(p->null_pair[!c->request], n, false);
+	share = intro_median(v[1], n, false);
+	share /= c->request ? intro_median(p->lookup_pair, n, false) :
+		 share + round_trip_syscalls[p->cross][1] * null / 2;
+	ksft_print_msg("%s: %s_net_us=%.2f %s_net_us=%.2f null_pair_us=%.2f p10=%.3f p90=%.3f pairs=%zu\n",
+		       c->name, c->request ? "request" : "stop_round_trip",
+		       intro_median(v[0], n, false) / NSEC_PER_USEC,
+		       c->request ? "lookup_pair" : "plain_round_trip",
+		       intro_median(v[1], n, false) / NSEC_PER_USEC, null / NSEC_PER_USEC,
+		       intro_quantile(ratio, n, 0.1, true), intro_quantile(ratio, n, 0.9, true), n);
+	intro_figures(c->name, "ratio=%.3f bound_hi_ratio=%.2f ref_net_share=%.3f min_ref_net_share=%.2f",
+		      value, c->bound, share, REF_NET_MIN);
 	if (!(share >= REF_NET_MIN)) {
 		free(ratio);
-		intro_report(c->name, KSFT_SKIP,
-			     "lookup pair is mostly syscall entry and exit");
+		intro_report(c->name, KSFT_SKIP, c->request ?
+			     "lookup pair is mostly syscall entry and exit" :
+			     "plain round trip is mostly syscall entry and exit");
 		return;
 	}
 	result = value <= c->bound ? KSFT_PASS :
@@ -590,6 +600,8 @@ static void probe_tracing(void)
 	struct block b;
 	int err;
 
+	if (pid < 0)
+		ksft_exit_skip("%s\n", INTRO_NO_TASK);
 	if (!pid) {
 		ksft_print_msg("probe: ptrace_scope=%d\n", yama_scope());
 		ksft_exit_skip("tracing a child is not permitted\n");
@@ -598,8 +610,10 @@ static void probe_tracing(void)
 		err = errno;
 		intro_kill_wait(pid);
 		errno = err;
-		ksft_perror(failed_request);
-		ksft_exit_skip("%s refused at a syscall stop\n", failed_request);
+		/* ptrace_request(): -EIO for a request this kernel lacks */
+		if (err == EIO)
+			ksft_exit_skip("%s not supported by this kernel\n", failed_request);
+		ksft_exit_fail_perror(failed_request);
 	}
 	intro_kill_wait(pid);
 }
