@@ -95,6 +95,7 @@
  */
 #define CLOCK_SYSCALL_STOPS 4
 #define WATCHDOG_S	10	/* beyond the wall time cap: a hung child */
+#define FIFO_MIN_SHARE	0.5	/* of a CPU, for a traced pair at SCHED_FIFO */
 
 /* One per syscall: the runtime it read, then the user work after it. */
 struct point {
@@ -717,10 +718,52 @@ static bool kconfig_y(const char *name)
 	return y;
 }
 
+/*
+ * The CPU a traced child and its tracer got, over the wall time: a traced
+ * child of TRACED_SHORT, whose result tells whether tracing works here.
+ */
+static double probe(struct run *r)
+{
+	uint64_t t0 = intro_now_ns();
+	uint64_t cpu = intro_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+
+	measure(TRACED_SHORT, 1, r);
+	cpu = intro_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu;
+	return (r->utime + r->stime + cpu) / (intro_now_ns() - t0);
+}
+
+/*
+ * SCHED_FIFO where allowed: no CFS slice ends at a tick beside them. But a
+ * group's RT bandwidth (cgroup v1 cpu.rt_runtime_us) can give it less CPU
+ * than CFS: alone on its CPU a pair at SCHED_FIFO gets all of it, so under
+ * FIFO_MIN_SHARE the probe runs again at SCHED_OTHER, and the policy that
+ * got more stays.
+ */
+static void choose_policy(struct run *pr)
+{
+	struct sched_param fifo = { .sched_priority = 1 }, other = { 0 };
+	double share, cfs_share;
+	struct run cfs;
+
+	m.fifo = !sched_setscheduler(0, SCHED_FIFO, &fifo);
+	share = probe(pr);
+	if (!m.fifo || share >= FIFO_MIN_SHARE ||
+	    sched_setscheduler(0, SCHED_OTHER, &other))
+		return;
+	cfs_share = probe(&cfs);
+	ksft_print_msg("policy: fifo_cpu_share=%.2f other_cpu_share=%.2f bound_fifo_share=%.2f\n",
+		       share, cfs_share, FIFO_MIN_SHARE);
+	if (cfs_share > share) {
+		m.fifo = false;
+		*pr = cfs;
+	} else {
+		m.fifo = !sched_setscheduler(0, SCHED_FIFO, &fifo);
+	}
+}
+
 static void setup(void)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };
-	struct sched_param sp = { .sched_priority = 1 };
 	int cpus[INTRO_MAX_CPUS], n, i, k = 0;
 	static char nohz[4096];
 	struct run pr;
@@ -749,9 +792,7 @@ static void setup(void)
 	if (intro_pin(0, m.cpu))
 		ksft_exit_skip("cannot pin to a usable CPU\n");
 	m.ns_per_iter = ns_per_iter();
-	/* SCHED_FIFO where allowed: no CFS slice ends at a tick beside them */
-	m.fifo = !sched_setscheduler(0, SCHED_FIFO, &sp);
-	measure(TRACED_SHORT, 1, &pr);
+	choose_policy(&pr);
 	ksft_print_msg("probe: exit=%d segments=%.0f stops=%.0f\n",
 		       pr.exit, pr.segs, pr.stops);
 	/* Tracing forbidden or no CPU clock: a precondition; else a FAIL */
