@@ -9,8 +9,9 @@
  * ten times less in a VM. Children, traced and untraced in turn, alternate
  * user work they time with the vDSO clock and a syscall that reads their
  * runtime (CLOCK_THREAD_CPUTIME_ID). Long work (1 ms per syscall): utime
- * over the timed work, traced over untraced. Short work (1 us): the share
- * of what tracing adds per syscall charged as user time, 0 when healthy.
+ * over the timed work, traced over untraced. Short work (0.25 us): the
+ * share of what tracing adds per syscall charged as user time, 0 when
+ * healthy.
  * And the runtime gained per ns of the child's clock, the slope over
  * segments of random length, so the stops go to the intercept.
  */
@@ -34,8 +35,9 @@
  * Tick sampling: N = runtime / jiffy ticks, each user with probability p,
  * scaled by cputime_adjust(): ru_utime / user time spreads by
  * sqrt((1 - p) / (p N)), 0.02 or less over ROUNDS children of 200 ms at
- * 1 ms of work; at 1 us the user share of the tracing overhead spreads by
- * sqrt(p (1 - p) / N) / (1 - p), 0.02 at p = 0.15 over ROUNDS of 300 ms.
+ * 1 ms of work. Per segment of u user and s system time, ru_utime spreads
+ * by sqrt(jiffy u s / runtime): the short kinds, which measure what
+ * tracing adds to s, keep u small (0.25 us of work).
  */
 #define ROUNDS		10	/* rounds of children at --scale 1 */
 #define MIN_RUNS	3	/* valid children per configuration to decide */
@@ -121,8 +123,8 @@ static const struct kind_cfg {
 } kinds[NR_KINDS] = {
 	[UNTRACED]	 = { "untraced",	false, false, 1000, 100 },
 	[TRACED]	 = { "traced",		true,  false, 1000, 200 },
-	[UNTRACED_SHORT] = { "untraced_short",	false, false, 1, 50 },
-	[TRACED_SHORT]	 = { "traced_short",	true,  false, 1, 300 },
+	[UNTRACED_SHORT] = { "untraced_short",	false, false, 0.25, 150 },
+	[TRACED_SHORT]	 = { "traced_short",	true,  false, 0.25, 300 },
 	[CROSS_UNTRACED] = { "cross_untraced",	false, true,  1000, 100 },
 	[CROSS_TRACED]	 = { "cross_traced",	true,  true,  1000, 200 },
 };
@@ -825,7 +827,7 @@ static const struct intro_prog prog = {
 	"                                of work per syscall\n"
 	"  traced_untraced_ratio         that ratio traced / untraced, 1 ms\n"
 	"  traced_bias_per_syscall       share of what tracing adds per syscall\n"
-	"                                charged as user time, 1 us of work\n"
+	"                                charged as user time, 0.25 us of work\n"
 	"  cross_cpu_traced_utime_error  traced_untraced_ratio, the tracer on\n"
 	"                                another CPU\n"
 	"  total_within_schedstat        |ru_utime + ru_stime - schedstat|\n"
