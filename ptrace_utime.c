@@ -474,7 +474,11 @@ static void verdict(const char *name, bool runs_ok, double sigma,
 			     NULL);
 }
 
-/* ru_utime / truth, untraced, long work */
+/*
+ * ru_utime / truth, untraced, long work: the one check to see user ticks
+ * charged as system time for every task, which the traced over untraced
+ * ratios cancel.
+ */
 static void check_untraced(const char *name)
 {
 	struct pool u = pool(UNTRACED);
@@ -560,7 +564,11 @@ static void check_share(const char *name)
 		MAX_SIGMA_SHARE, share, -SHARE_BOUND, SHARE_BOUND);
 }
 
-/* |ru_utime + ru_stime - the zombie's schedstat runtime|, traced children */
+/*
+ * |ru_utime + ru_stime - the zombie's schedstat runtime|, traced children:
+ * cputime_adjust() scales the tick samples to sum_exec_runtime; unscaled,
+ * whole jiffies, they miss it by jiffies while the ratios stay unbiased.
+ */
 static void check_schedstat(const char *name)
 {
 	double worst = 0;
@@ -590,7 +598,12 @@ static void check_schedstat(const char *name)
 			TOTAL_RUNTIME_MAX_US);
 }
 
-/* the median over the children of a kind of their runtime rate */
+/*
+ * The median over the children of a kind of their runtime rate. Runtime
+ * charged wrong at the source (rq->clock_task, update_curr()) moves utime,
+ * stime, schedstat and the runtime read alike: only the child's own clock
+ * sees it, untraced for every task, traced for tracing alone.
+ */
 static void judge_rate(const char *name, enum kind k)
 {
 	double v[ARRAY_SIZE(m.runs[0])] = { 0 };
