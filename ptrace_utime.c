@@ -9,8 +9,9 @@
  * ten times less in a VM. Children, traced and untraced in turn, alternate
  * user work they time with the vDSO clock and a syscall that reads their
  * runtime (CLOCK_THREAD_CPUTIME_ID). Long work (1 ms per syscall): utime
- * over the timed work, traced over untraced. Short work (1 us): the share
- * of what tracing adds per syscall charged as user time, 0 when healthy.
+ * over the timed work, traced over untraced. Short work (0.25 us): the
+ * share of what tracing adds per syscall charged as user time, 0 when
+ * healthy.
  * And the runtime gained per ns of the child's clock, the slope over
  * segments of random length, so the stops go to the intercept.
  */
@@ -34,8 +35,9 @@
  * Tick sampling: N = runtime / jiffy ticks, each user with probability p,
  * scaled by cputime_adjust(): ru_utime / user time spreads by
  * sqrt((1 - p) / (p N)), 0.02 or less over ROUNDS children of 200 ms at
- * 1 ms of work; at 1 us the user share of the tracing overhead spreads by
- * sqrt(p (1 - p) / N) / (1 - p), 0.02 at p = 0.15 over ROUNDS of 300 ms.
+ * 1 ms of work. Per segment of u user and s system time, ru_utime spreads
+ * by sqrt(jiffy u s / runtime): the short kinds, which measure what
+ * tracing adds to s, keep u small (0.25 us of work).
  */
 #define ROUNDS		10	/* rounds of children at --scale 1 */
 #define MIN_RUNS	3	/* valid children per configuration to decide */
@@ -88,8 +90,14 @@
 #define CALIB_LOOPS	31
 #define CALIB_ITERS	65536
 #define SYSCALL_STOP	(SIGTRAP | 0x80)	/* PTRACE_O_TRACESYSGOOD */
-#define EXTRA_STOPS	16	/* beyond two per syscall: start, exit, margin */
+/*
+ * Stops per segment: two for its runtime read, six if its two vDSO clock
+ * reads were syscalls too; the library's own syscalls, a fixed few, do
+ * not reach one per segment.
+ */
+#define CLOCK_SYSCALL_STOPS 4
 #define WATCHDOG_S	10	/* beyond the wall time cap: a hung child */
+#define FIFO_MIN_SHARE	0.5	/* of a CPU, for a traced pair at SCHED_FIFO */
 
 /* One per syscall: the runtime it read, then the user work after it. */
 struct point {
@@ -115,8 +123,8 @@ static const struct kind_cfg {
 } kinds[NR_KINDS] = {
 	[UNTRACED]	 = { "untraced",	false, false, 1000, 100 },
 	[TRACED]	 = { "traced",		true,  false, 1000, 200 },
-	[UNTRACED_SHORT] = { "untraced_short",	false, false, 1, 50 },
-	[TRACED_SHORT]	 = { "traced_short",	true,  false, 1, 300 },
+	[UNTRACED_SHORT] = { "untraced_short",	false, false, 0.25, 150 },
+	[TRACED_SHORT]	 = { "traced_short",	true,  false, 0.25, 300 },
 	[CROSS_UNTRACED] = { "cross_untraced",	false, true,  1000, 100 },
 	[CROSS_TRACED]	 = { "cross_traced",	true,  true,  1000, 200 },
 };
@@ -126,6 +134,7 @@ enum { CHILD_OK = 0, CHILD_NO_PIN = 10, CHILD_NO_TRACEME, CHILD_NO_CLOCK };
 
 struct run {
 	bool valid;
+	int exit;		/* the child's exit status, -1 if it did not exit */
 	double utime, stime;	/* wait4() rusage, ns */
 	double sched;		/* the zombie's schedstat runtime, traced */
 	double truth;		/* its user time, by its own clock */
@@ -374,6 +383,7 @@ static void measure(enum kind k, unsigned int seed, struct run *r)
 
 	memset(r, 0, sizeof(*r));
 	r->sched = NAN;
+	r->exit = -1;
 	child_log->nsegs = 0;
 	alarm(MAX_WALL_MS / 1000 + WATCHDOG_S);
 	pid = intro_fork();
@@ -389,7 +399,8 @@ static void measure(enum kind k, unsigned int seed, struct run *r)
 	else
 		err = wait_child(pid, &st, &ru);
 	alarm(0);
-	if (err || !WIFEXITED(st) || WEXITSTATUS(st) != CHILD_OK) {
+	r->exit = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	if (err || r->exit != CHILD_OK) {
 		intro_kill_wait(pid);
 		return;
 	}
@@ -397,16 +408,15 @@ static void measure(enum kind k, unsigned int seed, struct run *r)
 	r->utime = tv_ns(&ru.ru_utime);
 	r->stime = tv_ns(&ru.ru_stime);
 	derive(child_log, r, kc->work_us >= 1000);
-	/* more stops than two per syscall made: a clock read was a syscall */
-	if (kc->traced && r->stops > 2 * r->segs + EXTRA_STOPS)
+	if (kc->traced && r->stops >= CLOCK_SYSCALL_STOPS * r->segs)
 		r->valid = false;
 	if (opts.verbose || !r->valid) {
 		ksft_print_msg("run: kind=%s valid=%d utime_ms=%.2f stime_ms=%.2f truth_ms=%.2f\n",
 			       kc->name, r->valid, r->utime / NSEC_PER_MSEC,
 			       r->stime / NSEC_PER_MSEC,
 			       r->truth / NSEC_PER_MSEC);
-		ksft_print_msg("run: segments=%.0f stops=%.0f rate=%.4f\n",
-			       r->segs, r->stops, r->rate);
+		ksft_print_msg("run: segments=%.0f stops=%.0f rate=%.4f exit=%d\n",
+			       r->segs, r->stops, r->rate, r->exit);
 	}
 }
 
@@ -443,7 +453,8 @@ static double ratio_sigma(const struct pool *p)
 		    (p->truth * p->rt));
 }
 
-static const char few_runs[] = "too few children completed in the time budget";
+static const char few_rounds[] = "the time budget ended before enough rounds";
+static const char few_runs[] = "too few children completed";
 static const char few_ticks[] = "too few ticks to decide";
 static const char in_step[] = "a syscall with its stops takes a jiffy or more";
 /* a rate needs RATE_MIN_POINTS such segments and pairs of them (derive()) */
@@ -454,7 +465,8 @@ static void verdict(const char *name, bool runs_ok, double sigma,
 		    double max_sigma, double v, double lo, double hi)
 {
 	if (!runs_ok)
-		intro_report(name, KSFT_SKIP, fork_refused ? INTRO_NO_TASK : few_runs);
+		intro_report(name, KSFT_SKIP, fork_refused ? INTRO_NO_TASK :
+			     m.rounds < MIN_RUNS ? few_rounds : few_runs);
 	else if (!(sigma <= max_sigma))
 		intro_report(name, KSFT_SKIP, few_ticks);
 	else
@@ -462,7 +474,11 @@ static void verdict(const char *name, bool runs_ok, double sigma,
 			     NULL);
 }
 
-/* ru_utime / truth, untraced, long work */
+/*
+ * ru_utime / truth, untraced, long work: the one check to see user ticks
+ * charged as system time for every task, which the traced over untraced
+ * ratios cancel.
+ */
 static void check_untraced(const char *name)
 {
 	struct pool u = pool(UNTRACED);
@@ -516,6 +532,8 @@ static void check_cross(const char *name)
  * the part ru_utime grew by. Binomial spread jiffy sqrt(N p (1 - p)) while
  * a syscall with its stops is short against a jiffy; a stop sleeping until
  * a tick (wait_task_inactive(), 2.6.28) phase-locks the segments: skip.
+ * A stop runs ptrace_stop() and schedule() in the tracee: tracing that adds
+ * it no runtime leaves no share to judge, a FAIL.
  */
 static void check_share(const char *name)
 {
@@ -526,11 +544,12 @@ static void check_share(const char *name)
 	double pt = fmin(t.truth / t.rt, 1), pu = fmin(u.truth / u.rt, 1);
 	double st = m.jiffy * sqrt(t.rt / m.jiffy * pt * (1 - pt)) / t.segs;
 	double su = m.jiffy * sqrt(u.rt / m.jiffy * pu * (1 - pu)) / u.segs;
-	double sigma = hypot(st, su) / dr;
+	double share = dr > 0 ? du / dr : NAN;
+	double sigma = dr > 0 ? hypot(st, su) / dr : 0;
 
 	intro_figures(name,
 		      "user_share=%.3f bound_lo_share=%.3f bound_hi_share=%.3f sigma_share=%.3f",
-		      du / dr, -SHARE_BOUND, SHARE_BOUND, sigma);
+		      share, -SHARE_BOUND, SHARE_BOUND, sigma);
 	ksft_print_msg("%s: overhead_us=%.2f user_added_us=%.3f work_added_us=%.3f\n",
 		       name, dr / NSEC_PER_USEC, du / NSEC_PER_USEC,
 		       dt / NSEC_PER_USEC);
@@ -541,11 +560,15 @@ static void check_share(const char *name)
 		intro_report(name, KSFT_SKIP, in_step);
 		return;
 	}
-	verdict(name, t.runs >= MIN_RUNS && u.runs >= MIN_RUNS && dr > 0,
-		sigma, MAX_SIGMA_SHARE, du / dr, -SHARE_BOUND, SHARE_BOUND);
+	verdict(name, t.runs >= MIN_RUNS && u.runs >= MIN_RUNS, sigma,
+		MAX_SIGMA_SHARE, share, -SHARE_BOUND, SHARE_BOUND);
 }
 
-/* |ru_utime + ru_stime - the zombie's schedstat runtime|, traced children */
+/*
+ * |ru_utime + ru_stime - the zombie's schedstat runtime|, traced children:
+ * cputime_adjust() scales the tick samples to sum_exec_runtime; unscaled,
+ * whole jiffies, they miss it by jiffies while the ratios stay unbiased.
+ */
 static void check_schedstat(const char *name)
 {
 	double worst = 0;
@@ -575,7 +598,12 @@ static void check_schedstat(const char *name)
 			TOTAL_RUNTIME_MAX_US);
 }
 
-/* the median over the children of a kind of their runtime rate */
+/*
+ * The median over the children of a kind of their runtime rate. Runtime
+ * charged wrong at the source (rq->clock_task, update_curr()) moves utime,
+ * stime, schedstat and the runtime read alike: only the child's own clock
+ * sees it, untraced for every task, traced for tracing alone.
+ */
 static void judge_rate(const char *name, enum kind k)
 {
 	double v[ARRAY_SIZE(m.runs[0])] = { 0 };
@@ -705,14 +733,55 @@ static bool kconfig_y(const char *name)
 	return y;
 }
 
+/*
+ * The CPU a traced child and its tracer got, over the wall time: a traced
+ * child of TRACED_SHORT, whose result tells whether tracing works here.
+ */
+static double probe(struct run *r)
+{
+	uint64_t t0 = intro_now_ns();
+	uint64_t cpu = intro_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+
+	measure(TRACED_SHORT, 1, r);
+	cpu = intro_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu;
+	return (r->utime + r->stime + cpu) / (intro_now_ns() - t0);
+}
+
+/*
+ * SCHED_FIFO where allowed: no CFS slice ends at a tick beside them. But a
+ * group's RT bandwidth (cgroup v1 cpu.rt_runtime_us) can give it less CPU
+ * than CFS: alone on its CPU a pair at SCHED_FIFO gets all of it, so under
+ * FIFO_MIN_SHARE the probe runs again at SCHED_OTHER, and the policy that
+ * got more stays.
+ */
+static void choose_policy(struct run *pr)
+{
+	struct sched_param fifo = { .sched_priority = 1 }, other = { 0 };
+	double share, cfs_share;
+	struct run cfs;
+
+	m.fifo = !sched_setscheduler(0, SCHED_FIFO, &fifo);
+	share = probe(pr);
+	if (!m.fifo || share >= FIFO_MIN_SHARE ||
+	    sched_setscheduler(0, SCHED_OTHER, &other))
+		return;
+	cfs_share = probe(&cfs);
+	ksft_print_msg("policy: fifo_cpu_share=%.2f other_cpu_share=%.2f bound_fifo_share=%.2f\n",
+		       share, cfs_share, FIFO_MIN_SHARE);
+	if (cfs_share > share) {
+		m.fifo = false;
+		*pr = cfs;
+	} else {
+		m.fifo = !sched_setscheduler(0, SCHED_FIFO, &fifo);
+	}
+}
+
 static void setup(void)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };
-	struct sched_param sp = { .sched_priority = 1 };
 	int cpus[INTRO_MAX_CPUS], n, i, k = 0;
 	static char nohz[4096];
-	char yama[16];
-	struct run probe;
+	struct run pr;
 
 	if (kconfig_y("VIRT_CPU_ACCOUNTING_NATIVE"))
 		ksft_exit_skip("cputime is not tick sampled (VIRT_CPU_ACCOUNTING_NATIVE)\n");
@@ -725,9 +794,6 @@ static void setup(void)
 			cpus[k++] = cpus[i];
 	if (k < 1)
 		ksft_exit_skip("every usable CPU is nohz_full, cputime is not tick sampled\n");
-	if (intro_read_file("/proc/sys/kernel/yama/ptrace_scope", yama,
-			    sizeof(yama)) > 0 && atoi(yama) >= 3)
-		ksft_exit_skip("Yama ptrace_scope forbids PTRACE_TRACEME\n");
 	m.cpu = cpus[k - 1];
 	m.other_cpu = cpus[0];
 	m.have_cross = k >= 2;
@@ -741,15 +807,22 @@ static void setup(void)
 	if (intro_pin(0, m.cpu))
 		ksft_exit_skip("cannot pin to a usable CPU\n");
 	m.ns_per_iter = ns_per_iter();
-	/* SCHED_FIFO where allowed: no CFS slice ends at a tick beside them */
-	m.fifo = !sched_setscheduler(0, SCHED_FIFO, &sp);
-	measure(TRACED_SHORT, 1, &probe);
+	choose_policy(&pr);
+	ksft_print_msg("probe: exit=%d segments=%.0f stops=%.0f\n",
+		       pr.exit, pr.segs, pr.stops);
+	/* Tracing forbidden or no CPU clock: a precondition; else a FAIL */
 	if (fork_refused)
 		ksft_exit_skip("%s\n", INTRO_NO_TASK);
-	if (!probe.stops)
-		ksft_exit_skip("PTRACE_TRACEME or PTRACE_SYSCALL refused\n");
-	if (!probe.valid)
+	if (pr.exit == CHILD_NO_TRACEME)
+		ksft_exit_skip("PTRACE_TRACEME refused: tracing a child is forbidden\n");
+	if (pr.exit == CHILD_NO_CLOCK)
+		ksft_exit_skip("no CLOCK_THREAD_CPUTIME_ID (POSIX_TIMERS)\n");
+	if (pr.segs && pr.stops >= CLOCK_SYSCALL_STOPS * pr.segs)
 		ksft_exit_skip("clock reads are syscalls, the user work cannot be timed\n");
+	if (!pr.valid)
+		ksft_exit_fail_msg("a traced child did not complete (probe: line)\n");
+	if (!pr.stops)
+		ksft_exit_fail_msg("PTRACE_SYSCALL gave a permitted tracer no syscall stops\n");
 	ksft_print_msg("plan: cpu=%d other_cpu=%d ns_per_iter=%.3f fifo=%d\n",
 		       m.cpu, m.have_cross ? m.other_cpu : -1, m.ns_per_iter,
 		       m.fifo);
@@ -767,7 +840,7 @@ static const struct intro_prog prog = {
 	"                                of work per syscall\n"
 	"  traced_untraced_ratio         that ratio traced / untraced, 1 ms\n"
 	"  traced_bias_per_syscall       share of what tracing adds per syscall\n"
-	"                                charged as user time, 1 us of work\n"
+	"                                charged as user time, 0.25 us of work\n"
 	"  cross_cpu_traced_utime_error  traced_untraced_ratio, the tracer on\n"
 	"                                another CPU\n"
 	"  total_within_schedstat        |ru_utime + ru_stime - schedstat|\n"
