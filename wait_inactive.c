@@ -52,10 +52,12 @@
 /* A race like 2009's slows only some requests (60 % of wakeups preempt). */
 #define REQUEST_QUANTILE	0.75
 /*
- * Syscalls on a round trip's path, [0] stop and [1] pipe: on one CPU the
- * tracer's resume and waitpid() and half the tracee's getppid(), against
- * write() and read() on both sides; across two, a woken task runs while
- * its waker leaves one syscall and enters the next, so half of those.
+ * Syscalls on a round trip's path, [0] stop and [1] pipe, counted from
+ * this program's own calls (syscall(), or wrappers that are one syscall in
+ * any libc: waitpid() is wait4()): on one CPU the tracer's resume and
+ * waitpid() and half the tracee's getppid(), against write() and read() on
+ * both sides; across two, a woken task runs while its waker leaves one
+ * syscall and enters the next, so half of those.
  */
 static const double round_trip_syscalls[2][2] = {
 	{ 2.5, 4.0 },	/* same CPU */
