@@ -53,13 +53,12 @@
 #define CPUMASK_EXITS_PER_CPU	2
 
 #define WL_THREADS		32	/* threads alive at once, as in 2006 */
-/* CPU time of a thread: a quarter of the threads' far outside the span */
-#define WL_WORK_JIFFIES		3
 #define WL_CHILDREN		6	/* every other one single-threaded */
 #define WL_STACK_BYTES		(64 << 10)
 #define WL_COMM			"tstgid_wl"
 #define ST_COMM			"tstgid_st"
-#define RECORDS_S		2.0	/* the groups work this long at most */
+/* The groups' CPU time (hashing and null syscalls), their threads' share alike */
+#define RECORDS_S		3.0
 #define COST_S			8.0	/* listener cost pairs at most, at --scale 1 */
 #define COST_BLOCK		8	/* exits timed in one block */
 #define COST_MAX_PAIRS		2048
@@ -384,7 +383,7 @@ static struct {
 } *shared;
 static unsigned long sink;
 static pthread_attr_t small_stack;	/* WL_STACK_BYTES: every thread made */
-static __u64 jiffy_ns, work_end_ns;
+static __u64 jiffy_ns, work_ns, work_end_ns;
 static bool preempt_rt;
 
 static struct {
@@ -395,9 +394,8 @@ static struct {
 } wl_round = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
 
 /*
- * A thread of the 2006 mkthreads, with work: WL_WORK_JIFFIES of CPU time in
- * user hashing and null syscalls (or until the group's time is up), then
- * it waits for the release.
+ * A thread of the 2006 mkthreads, with work: its share of the group's CPU
+ * time (or until the group's time is up), then it waits for the release.
  */
 static void *worker(void *arg)
 {
@@ -406,10 +404,10 @@ static void *worker(void *arg)
 
 	shared->tid[slot] = syscall(SYS_gettid);
 	do {
-		for (i = 0; i < 200; i++)
+		for (i = 0; i < 300; i++)
 			acc = acc * 2654435761UL + i;	/* Knuth's hash: work kept */
 		syscall(SYS_getppid);
-	} while (intro_clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0 < WL_WORK_JIFFIES * jiffy_ns &&
+	} while (intro_clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0 < work_ns &&
 		 intro_now_ns() < work_end_ns);
 	__atomic_store_n(&sink, acc, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&wl_round.lock);
@@ -432,6 +430,7 @@ static void group_main(double seconds)
 	int n, err = 0;
 
 	work_end_ns = intro_now_ns() + seconds * NSEC_PER_SEC;
+	work_ns = seconds * NSEC_PER_SEC / WL_THREADS;
 	if (!wait_for_room())
 		shared->no_thread = NO_ROOM;
 	for (n = 0; !shared->no_thread && n < WL_THREADS; n++) {
@@ -451,6 +450,10 @@ static void group_main(double seconds)
 	pthread_cond_broadcast(&wl_round.cond);
 	pthread_mutex_unlock(&wl_round.lock);
 	syscall(SYS_exit, 0);
+}
+
+static void child_exited(int sig)
+{
 }
 
 /*
@@ -481,7 +484,7 @@ static pid_t run_child(bool group, int cpu, double seconds, struct harvest *h)
 		_exit(0);
 	}
 	do {
-		usleep(1000);	/* read records between naps */
+		usleep(1000);	/* read records between naps; SIGCHLD ends one */
 		if (!drain(nl_fd, h))
 			ksft_exit_fail_perror("read exit records");
 		got = waitpid(pid, &status, WNOHANG);
@@ -1256,6 +1259,7 @@ static const struct intro_prog prog = {
 
 int main(int argc, char **argv)
 {
+	struct sigaction sa = { 0 };
 	struct harvest h = { 0 };
 	struct intro_opts opts;
 	bool seen = false;
@@ -1323,6 +1327,10 @@ int main(int argc, char **argv)
 	pthread_attr_setstacksize(&small_stack, WL_STACK_BYTES);
 	/* the reader on the first usable CPU, the workload on the last */
 	intro_pin(0, cpus[0]);
+	/* a group's span ends when it is reaped: no nap past that */
+	sa.sa_handler = child_exited;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGCHLD, &sa, NULL);
 	/* records go to init_net only (send_cpu_listeners()): does one arrive? */
 	pid = run_child(false, cpus[ncpus - 1], 0, &h);
 	if (!pid)
