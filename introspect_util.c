@@ -126,15 +126,16 @@ void intro_print_log2_hist(const char *check, const double *v, size_t n,
 				       ldexp(1, b + 1), count[b]);
 }
 
-static bool is_check(const struct intro_prog *prog, const char *name)
-{
-	const char *row = (const char *)prog->check_names;
-	size_t i;
+static pid_t force_fail_pid;	/* the process that reports */
+static bool force_fail_seen;	/* a result of that name was reported */
 
-	for (i = 0; i < prog->nr_checks; i++, row += prog->check_size)
-		if (!strcmp(*(const char * const *)row, name))
-			return true;
-	return !strcmp(name, "all");
+/* At exit of the reporting process: --force-fail named no check it has. */
+static void force_fail_unknown(void)
+{
+	if (getpid() != force_fail_pid || force_fail_seen)
+		return;
+	fprintf(stderr, "--force-fail: no check '%s' (its --help lists them)\n", force_fail);
+	_exit(KSFT_FAIL);
 }
 
 void intro_parse_opts(int argc, char **argv, const struct intro_prog *prog,
@@ -166,10 +167,10 @@ void intro_parse_opts(int argc, char **argv, const struct intro_prog *prog,
 			break;
 		case 'F':
 			force_fail = optarg;
-			if (is_check(prog, optarg))
-				break;
-			fprintf(stderr, "%s: unknown check '%s'\n", argv[0], optarg);
-			goto usage;
+			force_fail_pid = getpid();
+			if (strcmp(optarg, "all"))
+				atexit(force_fail_unknown);
+			break;
 		case 'h':
 			out = stdout;
 			goto usage;
@@ -296,7 +297,10 @@ void intro_print_env(const struct intro_opts *opts)
 
 static bool forced(const char *check)
 {
-	return force_fail && (!strcmp(force_fail, "all") || !strcmp(force_fail, check));
+	bool named = force_fail && !strcmp(force_fail, check);
+
+	force_fail_seen |= named;
+	return named || (force_fail && !strcmp(force_fail, "all"));
 }
 
 void intro_figures(const char *check, const char *fmt, ...)

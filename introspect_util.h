@@ -52,15 +52,11 @@ void intro_print_log2_hist(const char *check, const double *v, size_t n,
 			   const char *unit);
 
 /*
- * A program's --help text, checks table (&checks[0].name, rows
- * @check_size bytes apart: what --force-fail takes) and --scale range:
- * the smallest that decides, the largest that ends inside the timeout.
+ * A program's --help text and --scale range: the smallest that decides,
+ * the largest that ends inside the timeout.
  */
 struct intro_prog {
 	const char *usage;
-	const char * const *check_names;
-	size_t nr_checks;
-	size_t check_size;
 	double min_scale;
 	double max_scale;
 };

@@ -852,9 +852,6 @@ static const struct intro_prog prog = {
 	"VIRT_CPU_ACCOUNTING_NATIVE), /proc/PID/schedstat (SCHED_INFO), two\n"
 	"usable CPUs for the cross-CPU check; SCHED_FIFO (root or\n"
 	"RLIMIT_RTPRIO) keeps its figures tight on a busy CPU.\n",
-	.check_names = &checks[0].name,
-	.nr_checks = ARRAY_SIZE(checks),
-	.check_size = sizeof(checks[0]),
 	.min_scale = 0.5,
 	.max_scale = MAX_SCALE,
 };

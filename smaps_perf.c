@@ -1291,9 +1291,6 @@ static const struct intro_prog prog = {
 	"Needs: CONFIG_PROC_PAGE_MONITOR, CONFIG_TMPFS (memfd_create), CONFIG_EPOLL\n"
 	"and 960 free file descriptors for maps_cost; no privilege. Uses up to 4096\n"
 	"mappings within vm.max_map_count (a few MiB). At most 20 s x scale.\n",
-	.check_names = &checks[0].name,
-	.nr_checks = ARRAY_SIZE(checks),
-	.check_size = sizeof(checks[0]),
 	.min_scale = 0.25,
 	.max_scale = 1.5,	/* a 30 s budget ends inside a 45 s timeout */
 };

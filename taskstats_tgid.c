@@ -1250,9 +1250,6 @@ static const struct intro_prog prog = {
 	"child (an exit's syscalls are counted), room for a few tasks (groups\n"
 	"are smaller where pids.max, RLIMIT_NPROC or kernel.threads-max refuse\n"
 	"threads).\n",
-	.check_names = &checks[0].name,
-	.nr_checks = ARRAY_SIZE(checks),
-	.check_size = sizeof(checks[0]),
 	.min_scale = 0.3,
 	.max_scale = 2.0,
 };

@@ -515,9 +515,6 @@ static const struct intro_prog prog = {
 	"Needs: tracing a child (Yama ptrace_scope 0 or 1, or 2 with CAP_SYS_PTRACE),\n"
 	"PTRACE_GET_SYSCALL_INFO (v5.3); cross_cpu_* two usable CPUs.\n"
 	"Runs at most 6 s x scale + 1 s (a healthy kernel: about 1 s natively).\n",
-	.check_names = &checks[0].name,
-	.nr_checks = ARRAY_SIZE(checks),
-	.check_size = sizeof(checks[0]),
 	/* a jiffy slept per request at HZ=100 still leaves MIN_PAIRS pairs */
 	.min_scale = 1,
 	/* 6 s x 6 + 1 s, and a last pair of 1 s per placement, end in 45 s */
