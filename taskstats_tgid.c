@@ -1104,7 +1104,7 @@ static int check_exit_cost(const char *name, const char **reason)
 		       intro_quantile(cost.ratio, cost.pairs, 0.1, false),
 		       intro_quantile(cost.ratio, cost.pairs, 0.9, false), cost.syscalls);
 	intro_figures(name,
-		      "exit_ratio_median=%.3f bound_hi_ratio=%.2f null_call_us=%.3f ref_net_share=%.2f",
+		      "ratio=%.3f bound_hi_ratio=%.2f null_call_us=%.3f ref_net_share=%.2f",
 		      ratio, EXIT_RATIO_MAX, null, share);
 	if (cost.syscalls < 0)
 		*reason = "exit path's syscalls not counted: ptrace or fork refused";
