@@ -29,12 +29,13 @@
 
 /*
  * Ratios of costs less their syscalls, per item (a VMA of the target, a line
- * of the epoll fdinfo). Each upper bound sits over the highest healthy median
- * of every machine kind in lab/data/grid.tsv; below a lower bound the file
- * stopped walking its VMAs. maps per VMA / an epoll fdinfo line
+ * of the epoll fdinfo). Each upper bound sits 10 % over the highest healthy
+ * median of every machine kind in lab/data/grid.tsv; below a lower bound
+ * the file stopped walking its VMAs. maps per VMA / an epoll fdinfo line
  * (ep_show_fdinfo(): seq_printf() of six numbers): both format text, so
- * machines weigh them alike: healthy 0.40-0.54 natively and under TCG
- * (x86_64, PTI, arm64, 6.1), 0.25 on 32-bit arm.
+ * machines weigh them alike: healthy 1.0-1.27 natively and under TCG
+ * (x86_64, PTI, arm64, 6.1), 0.68 on 32-bit ARM (8-digit addresses); maps
+ * doing its own work twice reads 1.8-2.1 (32-bit ARM: 1.3).
  */
 #define MAPS_MIN_RATIO		0.05
 #define MAPS_MAX_RATIO		1.4
@@ -49,8 +50,8 @@
 /*
  * smaps_rollup / pagemap over the same VMAs: both walk each VMA's page
  * tables and look at each page (smaps_pte_entry(), pagemap_pmd_range()):
- * healthy 0.79-1.27 natively and under TCG, 0.66 on 32-bit arm (pagemap's
- * entries are 64-bit).
+ * healthy 0.77-1.25 natively and under TCG, 0.66 on 32-bit ARM (pagemap's
+ * entries are 64-bit); gathering each VMA twice reads 1.5-1.7 (1.25).
  */
 #define ROLLUP_MIN_RATIO	0.1
 #define ROLLUP_MAX_RATIO	1.4
