@@ -36,7 +36,7 @@
  * Median pair ratios, each bound 10 % over the highest healthy median of
  * every machine kind in lab/data/grid.tsv. Round trips: 0.83-1.55 (1.55:
  * a KVM guest with every syscall 3.7 us slower). Requests: 2.06-4.95 on
- * one CPU, 2.22-5.58 on two (4.9-5.6: Linux 6.1 and 6.12 under qemu TCG
+ * one CPU, 2.28-5.58 on two (4.9-5.6: Linux 6.1 and 6.12 under qemu TCG
  * on a busy host), a spread of 2.4 between machines: the lookups share
  * little of a request's work (ptrace_check_attach(), the register copy).
  */
