@@ -41,7 +41,7 @@
  * little of a request's work (ptrace_check_attach(), the register copy).
  */
 #define ROUND_TRIP_RATIO_MAX		1.75
-#define SAME_CPU_REQUEST_RATIO_MAX	6.2
+#define SAME_CPU_REQUEST_RATIO_MAX	5.5
 #define CROSS_CPU_REQUEST_RATIO_MAX	6.2
 
 /*
@@ -508,7 +508,7 @@ static const struct intro_prog prog = {
 	"\n"
 	"Checks (same_cpu_*: tracer and tracee on one CPU; cross_cpu_*: on two):\n"
 	"  same_cpu_round_trip_median   stop round trip / pipe round trip <= 1.75\n"
-	"  same_cpu_request_median      request / lookup pair <= 6.2\n"
+	"  same_cpu_request_median      request / lookup pair <= 5.5\n"
 	"  cross_cpu_round_trip_median  stop round trip / pipe round trip <= 1.75\n"
 	"  cross_cpu_request_median     request / lookup pair <= 6.2\n"
 	"\n"
