@@ -193,7 +193,7 @@ usage:
 		argv[0], prog->usage);
 	fprintf(out, "options:\n"
 		"  -s, --scale F         time budget and sample counts times F (%.2g to %.2g;\n"
-		"                        other values are clamped)\n"
+		"                        other positive values are clamped)\n"
 		"  -v, --verbose         per-sample detail and histograms on pass too\n"
 		"  --force-fail CHECK    report CHECK (one named above, or all) as failed,\n"
 		"                        figures unchanged: tests how a failure reaches CI\n"
