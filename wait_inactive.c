@@ -526,7 +526,7 @@ static void run_check(const struct check *c, const struct intro_budget *b)
 	struct placement *p = &placements[c->where];
 	double *const *v = c->request ? p->request : p->round_trip;
 	const char *skip;
-	double *ratio, value, share, null;
+	double *ratio, value, share, null, net[2];
 	int result;
 	size_t i, n;
 
@@ -554,14 +554,14 @@ static void run_check(const struct check *c, const struct intro_budget *b)
 	value = intro_median(ratio, n, true);
 	/* a precondition: the reference is more than its syscalls */
 	null = intro_median(p->null_pair[!c->request], n, false);
-	share = intro_median(v[1], n, false);
-	share /= c->request ? intro_median(p->lookup_pair, n, false) :
-		 share + round_trip_syscalls[p->cross][1] * null / 2;
+	for (i = 0; i < 2; i++)
+		net[i] = intro_median(v[i], n, false);
+	share = net[1] / (c->request ? intro_median(p->lookup_pair, n, false) :
+			  net[1] + round_trip_syscalls[p->cross][1] * null / 2);
 	ksft_print_msg("%s: %s_net_us=%.2f %s_net_us=%.2f null_pair_us=%.2f\n",
 		       c->name, c->request ? "request" : "stop_round_trip",
-		       intro_median(v[0], n, false) / NSEC_PER_USEC,
-		       c->request ? "lookup_pair" : "plain_round_trip",
-		       intro_median(v[1], n, false) / NSEC_PER_USEC, null / NSEC_PER_USEC);
+		       net[0] / NSEC_PER_USEC, c->request ? "lookup_pair" : "plain_round_trip",
+		       net[1] / NSEC_PER_USEC, null / NSEC_PER_USEC);
 	ksft_print_msg("%s: p10=%.3f p90=%.3f pairs=%zu\n", c->name,
 		       intro_quantile(ratio, n, 0.1, true), intro_quantile(ratio, n, 0.9, true), n);
 	intro_figures(c->name,
